@@ -1,0 +1,87 @@
+package glsl
+
+// Link checks a vertex and a fragment shader against each other (GLSL ES
+// 1.00 sections 4.3.4, 4.3.5, 4.6.4 and 7): both need main; every varying
+// the fragment shader reads must be declared by the vertex shader with the
+// same type and invariance; uniforms declared in both must agree in type
+// and precision. It returns nil when the program links.
+func Link(vs, fs *TranslationUnit) ErrorList {
+	var errs ErrorList
+	fail := func(tok, msg string) { errs = append(errs, Error{Token: tok, Msg: msg, Link: true}) }
+	if vs == nil || fs == nil {
+		fail("", "missing shader")
+		return errs
+	}
+	if vs.Main == nil {
+		fail("main", "vertex shader has no main function")
+	}
+	if fs.Main == nil {
+		fail("main", "fragment shader has no main function")
+	}
+	vsVars := map[string]*Variable{}
+	for _, v := range vs.Globals {
+		vsVars[v.Name] = v
+	}
+	for _, f := range fs.Globals {
+		v := vsVars[f.Name]
+		switch f.Storage {
+		case StorageVarying:
+			if v == nil || v.Storage != StorageVarying {
+				if f.Used {
+					fail(f.Name, "fragment shader varying not declared in the vertex shader")
+				}
+				continue
+			}
+			if !sameTypeAcross(v.Type, f.Type, false) {
+				fail(f.Name, "varying type differs between vertex and fragment shader")
+			}
+			if f.Invariant && !v.Invariant {
+				fail(f.Name, "varying invariance differs between vertex and fragment shader")
+			}
+		case StorageUniform:
+			if v == nil || v.Storage != StorageUniform {
+				continue
+			}
+			if !sameTypeAcross(v.Type, f.Type, true) {
+				fail(f.Name, "uniform type differs between vertex and fragment shader")
+			} else if precisionKind(v.Type) != Void && v.Precision != f.Precision {
+				fail(f.Name, "uniform precision differs between vertex and fragment shader")
+			}
+		}
+	}
+	// Varyings invariant in the vertex shader but read as non-invariant.
+	for _, f := range fs.Globals {
+		if v := vsVars[f.Name]; v != nil && f.Storage == StorageVarying && v.Storage == StorageVarying &&
+			v.Invariant && !f.Invariant && !vs.InvariantAll {
+			fail(f.Name, "varying invariance differs between vertex and fragment shader")
+		}
+	}
+	return errs
+}
+
+// sameTypeAcross compares types from two shaders: structures match by
+// name and members (and member precisions when withPrecision).
+func sameTypeAcross(a, b *Type, withPrecision bool) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case Array:
+		return a.Len == b.Len && sameTypeAcross(a.Elem, b.Elem, withPrecision)
+	case Struct:
+		x, y := a.Struct, b.Struct
+		if x.Name != y.Name || len(x.Fields) != len(y.Fields) {
+			return false
+		}
+		for i := range x.Fields {
+			fx, fy := x.Fields[i], y.Fields[i]
+			if fx.Name != fy.Name || !sameTypeAcross(fx.Type, fy.Type, withPrecision) {
+				return false
+			}
+			if withPrecision && fx.Precision != fy.Precision {
+				return false
+			}
+		}
+	}
+	return true
+}

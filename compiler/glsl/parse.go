@@ -1,0 +1,373 @@
+package glsl
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Parse preprocesses, parses and checks one shader. On success the error
+// list is nil and the TranslationUnit is complete; on failure the unit may
+// be partial and must not be lowered.
+func Parse(stage Stage, source string) (*TranslationUnit, ErrorList) {
+	var errs ErrorList
+	toks, version, exts, invAll := preprocess(stage, source, &errs)
+	unit := &TranslationUnit{Stage: stage, Extensions: exts, InvariantAll: invAll, Version: version}
+	p := &parser{toks: toks, errs: &errs, unit: unit, stage: stage}
+	p.run()
+	if len(errs) > 0 {
+		return unit, errs
+	}
+	return unit, nil
+}
+
+// bailout unwinds the parser after a syntax error.
+type bailout struct{}
+
+// symbol kinds in a scope: *Variable, *Type (a struct name) or *funcSet.
+type funcSet struct{ overloads []*Function }
+
+type scope struct {
+	names     map[string]any
+	precision map[Kind]Precision
+}
+
+type parser struct {
+	toks  []token
+	pos   int
+	errs  *ErrorList
+	unit  *TranslationUnit
+	stage Stage
+
+	scopes       []*scope
+	fn           *Function // function being defined
+	loops        int
+	builtinScope *scope
+	writesColor  int // line of the first write of gl_FragColor, or 0
+	writesData   int // line of the first write of gl_FragData, or 0
+	builtinFuncs map[string][]builtinSig
+	calledFuncs  map[*Function]bool
+	depth        int
+}
+
+// errType marks an expression whose checking failed; operators on it
+// produce no further diagnostics.
+var errType = &Type{Kind: Void}
+
+func (p *parser) errorf(line int, tok, msg string) {
+	*p.errs = append(*p.errs, Error{Line: line, Token: tok, Msg: msg})
+}
+
+// syntax reports a syntax error and abandons the parse.
+func (p *parser) syntax(t token, msg string) {
+	text := t.text
+	if t.kind == tEOF {
+		text = "end of file"
+	}
+	p.errorf(t.line, text, msg)
+	panic(bailout{})
+}
+
+func (p *parser) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+		}
+	}()
+	p.builtinScope = p.builtins()
+	p.scopes = []*scope{p.builtinScope, {names: map[string]any{}, precision: map[Kind]Precision{}}}
+	g := p.scopes[1]
+	if p.stage == Vertex {
+		g.precision[Float] = Highp
+		g.precision[Int] = Highp
+	} else {
+		g.precision[Int] = Mediump
+	}
+	g.precision[Sampler2D] = Lowp
+	g.precision[SamplerCube] = Lowp
+	p.checkTokens()
+	for p.peek().kind != tEOF {
+		p.external()
+	}
+	p.finish()
+}
+
+// checkTokens rejects tokens that may appear only in preprocessor
+// directives: invalid characters, reserved operators, malformed numbers.
+func (p *parser) checkTokens() {
+	for _, t := range p.toks {
+		switch t.kind {
+		case tInvalid:
+			p.syntax(t, "invalid character")
+		case tPunct:
+			switch t.text {
+			case "%", "~", "<<", ">>", "&", "|", "^", "%=", "<<=", ">>=", "&=", "|=", "^=":
+				p.syntax(t, "reserved operator")
+			case "#", "##":
+				p.syntax(t, "unexpected preprocessor token")
+			}
+		case tNumber:
+			if _, _, ok := numberValue(t.text); !ok {
+				p.syntax(t, "invalid number")
+			}
+		case tIdent:
+			if reservedWords[t.text] {
+				p.syntax(t, "reserved keyword")
+			}
+		}
+	}
+}
+
+// numberValue classifies a number token: isFloat, its value, validity.
+func numberValue(s string) (isFloat bool, v float64, ok bool) {
+	if i, ok := parseIntLiteral(s); ok {
+		return false, float64(i), true
+	}
+	// float: digits . digits [e[+-]digits], or digits e[+-]digits
+	j := 0
+	digits := 0
+	for j < len(s) && isDigit(s[j]) {
+		j++
+		digits++
+	}
+	dot := false
+	if j < len(s) && s[j] == '.' {
+		dot = true
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false, 0, false
+	}
+	exp := false
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		exp = true
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if k == j {
+			return false, 0, false
+		}
+	}
+	if j != len(s) || !dot && !exp {
+		return false, 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		return false, 0, false
+	}
+	return true, f, true
+}
+
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`asm class union enum typedef template this packed goto switch default
+		inline noinline volatile public static extern external interface flat long short double half fixed
+		unsigned superp input output hvec2 hvec3 hvec4 dvec2 dvec3 dvec4 fvec2 fvec3 fvec4 sampler1D sampler3D
+		sampler1DShadow sampler2DShadow sampler2DRect sampler3DRect sampler2DRectShadow sizeof cast namespace using`) {
+		reservedWords[w] = true
+	}
+}
+
+var typeKeywords = map[string]*Type{
+	"void": TypeVoid, "float": TypeFloat, "int": TypeInt, "bool": TypeBool,
+	"vec2": TypeVec2, "vec3": TypeVec3, "vec4": TypeVec4, "ivec2": TypeIVec2, "ivec3": TypeIVec3, "ivec4": TypeIVec4,
+	"bvec2": TypeBVec2, "bvec3": TypeBVec3, "bvec4": TypeBVec4, "mat2": TypeMat2, "mat3": TypeMat3, "mat4": TypeMat4,
+	"sampler2D": TypeSampler2D, "samplerCube": TypeSamplerCube,
+}
+
+var keywords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`attribute const uniform varying break continue do for while if else in out inout
+		true false lowp mediump highp precision invariant discard return struct`) {
+		keywords[w] = true
+	}
+	for w := range typeKeywords {
+		keywords[w] = true
+	}
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+func (p *parser) peekAt(n int) token {
+	if p.pos+n < len(p.toks) {
+		return p.toks[p.pos+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+func (p *parser) is(text string) bool {
+	t := p.toks[p.pos]
+	return (t.kind == tPunct || t.kind == tIdent) && t.text == text
+}
+func (p *parser) accept(text string) bool {
+	if p.is(text) {
+		p.pos++
+		return true
+	}
+	return false
+}
+func (p *parser) expect(text string) token {
+	if !p.is(text) {
+		p.syntax(p.peek(), "syntax error, expected '"+text+"'")
+	}
+	return p.next()
+}
+
+// ident consumes a user identifier.
+func (p *parser) ident() token {
+	t := p.peek()
+	if t.kind != tIdent || keywords[t.text] {
+		p.syntax(t, "syntax error, expected an identifier")
+	}
+	return p.next()
+}
+
+// Scopes.
+
+func (p *parser) push() {
+	p.scopes = append(p.scopes, &scope{names: map[string]any{}, precision: map[Kind]Precision{}})
+}
+func (p *parser) pop() { p.scopes = p.scopes[:len(p.scopes)-1] }
+func (p *parser) top() *scope {
+	return p.scopes[len(p.scopes)-1]
+}
+func (p *parser) global() bool { return len(p.scopes) == 2 }
+
+func (p *parser) lookup(name string) any {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if s, ok := p.scopes[i].names[name]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// checkNewName reports names that cannot be declared (reserved prefixes).
+func (p *parser) checkNewName(t token) {
+	if strings.HasPrefix(t.text, "gl_") {
+		p.errorf(t.line, t.text, "identifiers starting with 'gl_' are reserved")
+	} else if strings.Contains(t.text, "__") {
+		p.errorf(t.line, t.text, "identifiers containing '__' are reserved")
+	}
+}
+
+// declare adds a symbol to the current scope, reporting redeclarations.
+func (p *parser) declare(t token, sym any) {
+	s := p.top()
+	if _, ok := s.names[t.text]; ok {
+		p.errorf(t.line, t.text, "redefinition")
+		return
+	}
+	if p.global() {
+		if _, ok := p.builtinScope.names[t.text]; ok {
+			p.errorf(t.line, t.text, "redefinition of a built-in name")
+			return
+		}
+	}
+	s.names[t.text] = sym
+}
+
+func (p *parser) defaultPrecision(k Kind) Precision {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if pr, ok := p.scopes[i].precision[k]; ok {
+			return pr
+		}
+	}
+	return PrecisionNone
+}
+
+// precisionKind returns the kind whose default precision applies to t.
+func precisionKind(t *Type) Kind {
+	if t.Kind == Array {
+		t = t.Elem
+	}
+	switch {
+	case t.IsSampler():
+		return t.Kind
+	case t.Scalar() == Float:
+		return Float
+	case t.Scalar() == Int:
+		return Int
+	}
+	return Void
+}
+
+// resolvePrecision applies the default precision to a declaration of type
+// t with explicit precision prec, reporting a missing default.
+func (p *parser) resolvePrecision(line int, name string, t *Type, prec Precision) Precision {
+	k := precisionKind(t)
+	if k == Void {
+		return PrecisionNone
+	}
+	if prec != PrecisionNone {
+		return prec
+	}
+	d := p.defaultPrecision(k)
+	if d == PrecisionNone {
+		p.errorf(line, name, "no precision specified for "+k.String())
+	}
+	return d
+}
+
+// finish runs the checks that need the whole unit.
+func (p *parser) finish() {
+	for _, f := range p.unit.Functions {
+		if f.Body == nil && p.calledFuncs[f] {
+			p.errorf(f.Line, f.Name, "function declared and called but never defined")
+		}
+	}
+	p.checkRecursion()
+	if p.writesColor > 0 && p.writesData > 0 {
+		line := max(p.writesColor, p.writesData)
+		p.errorf(line, "gl_FragData", "shader writes both gl_FragColor and gl_FragData")
+	}
+}
+
+// checkRecursion reports static recursion, direct or through other
+// functions (GLSL ES 1.00 section 6.1).
+func (p *parser) checkRecursion() {
+	state := map[*Function]int{} // 1 visiting, 2 done
+	var visit func(f *Function) bool
+	visit = func(f *Function) bool {
+		switch state[f] {
+		case 1:
+			return true
+		case 2:
+			return false
+		}
+		state[f] = 1
+		for _, g := range f.Calls {
+			if visit(g) {
+				state[f] = 2
+				if f == g || true {
+					return true
+				}
+			}
+		}
+		state[f] = 2
+		return false
+	}
+	for _, f := range p.unit.Functions {
+		if state[f] == 0 && visit(f) {
+			p.errorf(f.Line, f.Name, "recursion is not allowed")
+			return
+		}
+	}
+}

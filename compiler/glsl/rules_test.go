@@ -1,0 +1,112 @@
+package glsl
+
+import "testing"
+
+// TestLanguageRules checks individual rules of the GLSL ES 1.00
+// specification, each in a small vertex-shader body (the statements are
+// placed in main after the given globals).
+func TestLanguageRules(t *testing.T) {
+	tests := []struct {
+		globals, body string
+		ok            bool
+	}{
+		{"", "float f; f.x = 1.0;", false},
+		{"", "vec4 v; v.xyzwx;", false},
+		{"", "vec4 v; v.xyz = vec3(1.0);", true},
+		{"", "vec4 v; v.xy.x = 1.0;", true},
+		{"", "vec4 v; (v).x = 1.0;", true},
+		{"", "float a, b; (a + b) = 1.0;", false},
+		{"", "const float c = 1.0; c = 2.0;", false},
+		{"void f(const float x) { x = 1.0; }", "f(1.0);", false},
+		{"void f(in float x) { x = 1.0; }", "f(1.0);", true},
+		{"void f(out float x) { x = 1.0; }", "f(1.0);", false},
+		{"void f(out float x) { x = 1.0; }", "float y; f(y);", true},
+		{"", "int i = 1; i = i / 2;", true},
+		{"", "bool b = 1 < 2.0;", false},
+		{"", "float x = true ? 1 : 2.0;", false},
+		{"", "vec2 v = vec2(1.0) + vec3(1.0);", false},
+		{"", "mat2 m = mat2(1.0) + 1.0;", true},
+		{"", "mat2 m = mat2(1.0) * mat3(1.0);", false},
+		{"", "ivec2 a = ivec2(1) * 2;", true},
+		{"", "ivec2 a = ivec2(1) * 2.0;", false},
+		{"", "float a[2]; float b[2]; bool e = a == b;", false},
+		{"struct S { float x; };", "S a, b; bool e = a == b;", true},
+		{"", "gl_FragColor = vec4(1.0);", false},
+		{"", "gl_MaxDrawBuffers = 2;", false},
+		{"", "float a[gl_MaxDrawBuffers];", true},
+		{"", "float a[0];", false},
+		{"", "float a[2.0];", false},
+		{"", "float a[2]; float b[2]; a = b;", false},
+		{"", "return;", true},
+		{"", "return 1;", false},
+		{"", "continue;", false},
+		{"", "for (int i = 0; i < 2; i++) { int i = 0; }", false},
+		{"", "for (int i = 0; i < 2; i++) { if (i == 1) break; }", true},
+		{"", "const int x = int(2.5); float a[x];", true},
+		{"", "const vec2 v = vec2(1.0, 2.0); const float f = v[1];", true},
+		{"uniform float u;", "const float c = u;", false},
+		{"uniform float u; float g = u;", "", false},
+		{"", "float x = 1.0, y = x;", true},
+		{"", "int i = 09;", false},
+		{"", "float f = 1.0f;", false},
+		{"", "int i = abs(1);", false},
+		{"", "float m = min(1.0, 2.0) + max(vec2(1.0), 2.0).x + clamp(1.0, 0.0, 1.0);", true},
+		{"uniform sampler2D s;", "vec4 c = texture2D(s, vec2(0.0));", true},
+		{"uniform sampler2D s;", "vec4 c = texture2DLod(s, vec2(0.0), 0.0);", true},
+		{"uniform sampler2D s;", "vec4 c = texture2D(s, vec2(0.0), 1.0);", false},
+		{"", "float d = dFdx(1.0);", false},
+		{"void f();", "f();", false},
+		{"void f();", "", true},
+		{"void f(); void f() {}", "f();", true},
+		{"float f(float x); float f(float y) { return y; }", "f(1.0);", true},
+		{"float f(in float x); float f(inout float y) { return y; }", "", false},
+		{"float f(float x) { return x; } int f(float x) { return 1; }", "", false},
+		{"void g() { main(); }", "g();", false},
+		{"struct S { float a; }; S f() { return S(1.0); }", "float x = f().a;", true},
+		{"", "struct S { float a; } s; s.a = 1.0; s.b = 1.0;", false},
+		{"", "vec3 v = vec3(mat2(1.0));", true},
+		{"", "mat2 m = mat2(vec4(1.0));", true},
+		{"", "mat3 m = mat3(mat2(1.0));", true},
+		{"", "mat3 m = mat3(mat2(1.0), 1.0);", false},
+		{"", "vec4 v = vec4(1.0, 2.0);", false},
+		{"", "float f = float(vec2(1.0));", true},
+		{"", "float f = float();", false},
+		{"", "int i = 2147483647;", true},
+		{"", "int i = 4294967296;", false},
+		{"", "invariant gl_Position;", false},
+		{"invariant gl_Position;", "", true},
+		{"varying vec4 v;", "v = vec4(1.0); v.x += 1.0; v++;", true},
+		{"attribute vec4 a;", "a = vec4(1.0);", false},
+		{"", "bool b = !1;", false},
+		{"", "int i = -(1 + 2) * +3;", true},
+		{"", "bool b = true ^^ false || !false && true;", true},
+		{"", "float f = -mat2(1.0)[1][0];", true},
+		{"", "mat2 m; m++; --m;", true},
+		{"", "bool b; b++;", false},
+		{"", "int i; i += 1.0;", false},
+		{"", "vec3 v; v *= mat3(1.0); v *= 2.0; v /= vec3(2.0);", true},
+		{"", "float f; f *= vec2(2.0);", false},
+		{"", "int i = 0; while (i < 3) i++;", true},
+		{"", "int x; { int x; } int x;", false},
+		{"", "#pragma STDGL invariant(all)\n", true},
+		{"precision highp float;", "highp int i = int(1.0);", true},
+		{"precision highp vec2;", "", false},
+		{"lowp struct S { float a; };", "", true},
+		{"", "float f = 1.0; f = f, 2.0;", true},
+		{"float f(float a[2]) { return a[1]; }", "float a[2]; float x = f(a);", true},
+		{"float f(float a[3]) { return a[1]; }", "float a[2]; float x = f(a);", false},
+		{"uniform sampler2D s[2];", "vec4 c = texture2D(s[1], vec2(0.0));", true},
+		{"uniform sampler2D s[2];", "int i = 1; vec4 c = texture2D(s[i], vec2(0.0));", false},
+		{"", "vec4 v; float f = v[4];", false},
+		{"", "float x = sin(1.0, 2.0);", false},
+		{"", "float sin = 1.0; float y = sin;", true},
+		{"", "float sin = 1.0; float y = sin(1.0);", false},
+	}
+	for _, tc := range tests {
+		src := tc.globals + "\nvoid main() {\n" + tc.body + "\n}\n"
+		_, errs := Parse(Vertex, src)
+		if (errs == nil) != tc.ok {
+			t.Errorf("%q / %q: ok = %v, want %v\n%s", tc.globals, tc.body, errs == nil, tc.ok, errs.InfoLog())
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package glsl
+
+// statement parses one statement inside a function body.
+func (p *parser) statement() Stmt {
+	t := p.peek()
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxNesting {
+		p.syntax(t, "statements nested too deeply")
+	}
+	line := t.line
+	if t.kind == tPunct {
+		switch t.text {
+		case "{":
+			p.push()
+			b := p.block()
+			p.pop()
+			return b
+		case ";":
+			p.next()
+			return &BlockStmt{StmtInfo: StmtInfo{line}}
+		}
+	}
+	if t.kind == tIdent {
+		switch t.text {
+		case "if":
+			p.next()
+			p.expect("(")
+			c := p.expression()
+			p.expect(")")
+			p.checkCondition(c)
+			s := &IfStmt{StmtInfo: StmtInfo{line}, Cond: c}
+			s.Then = p.scopedStatement()
+			if p.accept("else") {
+				s.Else = p.scopedStatement()
+			}
+			return s
+		case "for":
+			return p.forStmt()
+		case "while":
+			p.next()
+			p.expect("(")
+			p.push()
+			s := &WhileStmt{StmtInfo: StmtInfo{line}}
+			s.CondDecl, s.Cond = p.condition()
+			p.expect(")")
+			p.loops++
+			s.Body = p.statementNoScope()
+			p.loops--
+			p.pop()
+			return s
+		case "do":
+			p.next()
+			s := &DoStmt{StmtInfo: StmtInfo{line}}
+			p.loops++
+			s.Body = p.scopedStatement()
+			p.loops--
+			p.expect("while")
+			p.expect("(")
+			s.Cond = p.expression()
+			p.checkCondition(s.Cond)
+			p.expect(")")
+			p.expect(";")
+			return s
+		case "break", "continue":
+			p.next()
+			p.expect(";")
+			if p.loops == 0 {
+				p.errorf(line, t.text, t.text+" statement only allowed in loops")
+			}
+			return &BranchStmt{StmtInfo: StmtInfo{line}, Continue: t.text == "continue"}
+		case "return":
+			p.next()
+			s := &ReturnStmt{StmtInfo: StmtInfo{line}}
+			if !p.is(";") {
+				s.X = p.expression()
+			}
+			p.expect(";")
+			p.checkReturn(s)
+			return s
+		case "discard":
+			p.next()
+			p.expect(";")
+			if p.stage != Fragment {
+				p.errorf(line, "discard", "discard is allowed only in fragment shaders")
+			}
+			return &DiscardStmt{StmtInfo: StmtInfo{line}}
+		case "precision", "invariant", "const", "attribute", "uniform", "varying", "struct", "lowp", "mediump", "highp", "in", "out", "inout":
+			return p.declaration(false)
+		}
+		if p.isTypeStart() && p.peekAt(1).kind == tIdent {
+			return p.declaration(false)
+		}
+		if p.isTypeStart() && p.peekAt(1).text == ";" {
+			return p.declaration(false)
+		}
+	}
+	e := p.expression()
+	p.expect(";")
+	return &ExprStmt{StmtInfo: StmtInfo{line}, X: e}
+}
+
+// block parses { statements } in the current scope.
+func (p *parser) block() *BlockStmt {
+	b := &BlockStmt{StmtInfo: StmtInfo{p.peek().line}}
+	p.expect("{")
+	for !p.is("}") {
+		if p.peek().kind == tEOF {
+			p.syntax(p.peek(), "syntax error, missing '}'")
+		}
+		b.Stmts = append(b.Stmts, p.statement())
+	}
+	p.expect("}")
+	return b
+}
+
+// scopedStatement parses a sub-statement that opens its own scope (the
+// branches of if, the body of do-while).
+func (p *parser) scopedStatement() Stmt {
+	p.push()
+	defer p.pop()
+	return p.statementNoScope()
+}
+
+// statementNoScope parses a statement; a compound statement does not open
+// a further scope.
+func (p *parser) statementNoScope() Stmt {
+	if p.is("{") {
+		return p.block()
+	}
+	return p.statement()
+}
+
+func (p *parser) checkCondition(c Expr) {
+	if c.Type() != errType && !c.Type().Equal(TypeBool) {
+		p.errorf(c.Pos(), "condition", "boolean expression expected")
+	}
+}
+
+// condition parses a loop condition: an expression or a declaration with
+// initializer ("bool b = expr").
+func (p *parser) condition() (*VarDecl, Expr) {
+	if p.isTypeStart() && p.peekAt(1).kind == tIdent {
+		line := p.peek().line
+		ty, _ := p.typeSpecifier()
+		nt := p.ident()
+		p.expect("=")
+		init := p.assignment()
+		p.checkNewName(nt)
+		v := &Variable{Name: nt.text, Type: ty, Line: nt.line}
+		v.Precision = p.resolvePrecision(nt.line, nt.text, ty, PrecisionNone)
+		if init.Type() != errType && !init.Type().Equal(ty) {
+			p.errorf(line, "=", "cannot convert from '"+init.Type().String()+"' to '"+ty.String()+"'")
+		}
+		p.declare(nt, v)
+		v.Used, v.Written = true, true
+		id := &Ident{ExprInfo: ExprInfo{Line: nt.line, Ty: ty, Prec: v.Precision}, Var: v}
+		p.checkCondition(id)
+		return &VarDecl{Var: v, Init: init}, id
+	}
+	c := p.expression()
+	p.checkCondition(c)
+	return nil, c
+}
+
+func (p *parser) forStmt() Stmt {
+	line := p.next().line
+	p.expect("(")
+	p.push()
+	defer p.pop()
+	s := &ForStmt{StmtInfo: StmtInfo{line}}
+	if !p.accept(";") {
+		s.Init = p.statement()
+		switch s.Init.(type) {
+		case *DeclStmt, *ExprStmt:
+		default:
+			p.errorf(line, "for", "invalid for-init statement")
+		}
+	}
+	if !p.is(";") {
+		d, cond := p.condition()
+		s.Cond = cond
+		if d != nil {
+			// The declaration is re-evaluated before each iteration: the
+			// condition is "(v = init, v)".
+			ty, prec := d.Var.Type, d.Var.Precision
+			s.Cond = &Sequence{ExprInfo: ExprInfo{Line: line, Ty: ty, Prec: prec},
+				X: &Assign{ExprInfo: ExprInfo{Line: line, Ty: ty, Prec: prec}, Op: OpAssign,
+					LHS: &Ident{ExprInfo: ExprInfo{Line: line, Ty: ty, Prec: prec}, Var: d.Var}, RHS: d.Init},
+				Y: cond}
+		}
+	}
+	p.expect(";")
+	if !p.is(")") {
+		s.Post = p.expression()
+	}
+	p.expect(")")
+	p.loops++
+	s.Body = p.statementNoScope()
+	p.loops--
+	return s
+}
+
+func (p *parser) checkReturn(s *ReturnStmt) {
+	f := p.fn
+	if f == nil {
+		return
+	}
+	if s.X == nil {
+		if f.Return.Kind != Void {
+			p.errorf(s.Line, "return", "non-void function must return a value")
+		}
+		return
+	}
+	if f.Return.Kind == Void {
+		p.errorf(s.Line, "return", "void function cannot return a value")
+		return
+	}
+	if s.X.Type() != errType && !s.X.Type().Equal(f.Return) {
+		p.errorf(s.Line, "return", "function return is not matching type")
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/tilegpu/tilegpu
+
+go 1.26

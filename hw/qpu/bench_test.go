@@ -1,0 +1,81 @@
+package qpu
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
+)
+
+// aluProgram is 40 dual-issue ALU instructions of the mix a fragment shader
+// produces (float add/mul pairs, register-file and accumulator operands,
+// conditional writes, flags, a uniform and a varying read) plus END.
+func aluProgram() string {
+	var sb strings.Builder
+	sb.WriteString("nop ; mov r0, a.vary\nnop ; mov r1, b.unif\n")
+	body := []string{
+		"fadd r2, r0, r1 ; fmul r3, r0, r1",
+		"fadd ra0, r2, r3 ; fmul rb0, r2, 0.5",
+		"fsub.setf r2, ra0, rb0 ; fmul r3, r3, r3",
+		"fadd.ifns r0, r2, r0 ; fmul.ifnc r1, r1, 2.0",
+		"fmax r2, r0, r1 ; mov ra1, r2",
+		"add ra2, elem_num, 3 ; fmul rb1, r2, r1",
+		"ftoi r3, r2 ; fmul r2, r2, rb1",
+		"itof r0, r3 ; mov rb2, r2",
+	}
+	for len(strings.Split(sb.String(), "\n"))-1 < 40 {
+		sb.WriteString(body[(len(strings.Split(sb.String(), "\n"))-1)%len(body)] + "\n")
+	}
+	sb.WriteString("nop ; mov tlb_r, r0 ; end\n")
+	return sb.String()
+}
+
+func BenchmarkRun(b *testing.B) {
+	m := newFlatMem()
+	m.put32(unifVA, f32(1.5))
+	p := load(b, m, aluProgram())
+	c := NewCore(pagedMem{m})
+	bt := newBatch(StageFragment)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var instrs uint64
+	for i := 0; i < b.N; i++ {
+		if err := c.Run(p, bt); err != nil {
+			b.Fatal(err)
+		}
+		instrs += bt.Instructions
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(instrs), "ns/instr")
+}
+
+func BenchmarkTextureFetch(b *testing.B) {
+	m := newFlatMem()
+	var texels []uint32
+	for k := 0; k < 64*64; k++ {
+		texels = append(texels, uint32(k*2654435761))
+	}
+	putTexture(m, cl.TextureDescriptor{Width: 64, Height: 64, Levels: 1, MinFilter: cl.MinFilterLinear, MagFilter: cl.MagFilterLinear}, texels)
+	m.put32(unifVA, descVA)
+	p := load(b, m, `
+		nop ; fmul tmu_t, a.vary, 0.125
+		nop ; fmul tmu_s, a.vary, 0.125
+		nop ; nop ; ldtmu
+		nop ; mov tlb_r, r4 ; ldtmu
+		nop ; mov tlb_g, r4 ; ldtmu
+		nop ; mov tlb_b, r4 ; ldtmu
+		nop ; mov tlb_a, r4 ; end`)
+	c := NewCore(pagedMem{m})
+	bt := newBatch(StageFragment)
+	for l := 0; l < Lanes; l++ {
+		bt.Varyings[l] = float32(l&1) * 0.1
+		bt.Varyings[Lanes+l] = float32(l>>1&1) * 0.1
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.Run(p, bt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Lanes), "ns/lane")
+}

@@ -1,0 +1,770 @@
+package qpu
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/tilegpu/tilegpu/hw/isa"
+)
+
+// Mem is the MMU-translated memory a core reads uniforms, texture
+// descriptors, texels and direct loads from and writes direct stores to.
+// The methods return false on a page fault.
+type Mem interface {
+	Read32(va uint32) (uint32, bool)
+	Write32(va uint32, v uint32) bool
+}
+
+// PageMem is an optional interface of Mem that lets the TMU read texels,
+// direct loads and stores without one interface call per lane: Page returns
+// the 4 KiB page that holds va (page[va&0xfff] is the byte at va), checked
+// for writing when write is set, or false on a fault (which the
+// implementation records exactly as Read32/Write32 would). The core keeps
+// the slice only until Run returns.
+type PageMem interface {
+	Page(va uint32, write bool) ([]byte, bool)
+}
+
+// Fault is a page fault taken by a core (uniform read, TMU read or store,
+// instruction fetch in Load).
+type Fault struct {
+	VA    uint32
+	Write bool
+}
+
+func (f *Fault) Error() string {
+	if f.Write {
+		return fmt.Sprintf("qpu: page fault writing VA %#x", f.VA)
+	}
+	return fmt.Sprintf("qpu: page fault reading VA %#x", f.VA)
+}
+
+// Stage is the kind of shader a batch runs.
+type Stage uint8
+
+// Shader stages.
+const (
+	StageVertex Stage = iota
+	StageCoordinate
+	StageFragment
+)
+
+// Batch is one 16-lane thread: inputs filled by the caller, results filled
+// by Run. The caller reuses one Batch per worker; Run does not allocate.
+type Batch struct {
+	Stage      Stage
+	UniformsVA uint32 // start of the uniform stream
+	QPUNumber  uint32 // QPU_NUMBER
+	Thread     int    // register-file half: 0 (or single-threaded) or 1
+	LaneMask   uint16 // covered / valid lanes (informational: all lanes execute)
+
+	VPMIn    []float32 // [word*16 + lane]; VPM reads
+	VPMOut   []float32 // [word*16 + lane]; VPM writes
+	Varyings []float32 // [index*16 + lane]; VARYING reads in order
+
+	FragX, FragY, FragZ, FragW [Lanes]float32
+	FrontFacing                [Lanes]uint32
+	PointS, PointT             [Lanes]float32
+
+	// Results, reset by Run.
+	Color        [4][Lanes]float32 // TLB_COLOR_R..A (0 where never written)
+	Z            [Lanes]float32    // TLB_Z
+	ZWritten     bool              // some lane wrote TLB_Z
+	Kill         uint16            // lanes discarded with TLB_KILL
+	Instructions uint64            // instructions executed (per 16-lane instruction)
+}
+
+// DefaultStepLimit is the default Core.StepLimit: 16 Mi instructions, about
+// a second of interpretation, far beyond any terminating GLSL ES shader.
+const DefaultStepLimit = 1 << 24
+
+// poison is what undefined registers hold: a quiet NaN with a recognisable
+// payload, also a large odd integer.
+const poison = 0x7fc0dead
+
+// tmuDepth is the TMU FIFO depth (docs/hardware.md §7.1).
+const tmuDepth = 4
+
+type tmuResult struct {
+	vals [4][Lanes]uint32
+	n    int // components: 4 for a texture fetch, 1 for a direct load
+}
+
+// Core is one shader core: registers, flags, the SFU pipeline and the TMU
+// FIFO. It is not safe for concurrent use.
+type Core struct {
+	// StepLimit bounds the instructions one Run may execute; exceeding it is
+	// an error (an infinite loop in a shader must not hang the GPU).
+	StepLimit uint64
+
+	mem     Mem
+	sampler Sampler
+
+	acc  [6][Lanes]uint32
+	regs [64][Lanes]uint32
+	valA [Lanes]uint32
+	valB [Lanes]uint32
+	res  [2][Lanes]uint32 // add, mul results
+	srcs [8]*[Lanes]uint32
+
+	flagZ, flagN, flagC uint16
+
+	sfuDelay int
+	sfuVal   [Lanes]uint32
+
+	unifPtr  uint32
+	varyNext int
+	vpmRead  int
+	vpmWrite int
+	thrXor   uint8
+
+	tex       TexRequest
+	texOut    [4][Lanes]float32
+	fifo      [tmuDepth]tmuResult
+	fifoHead  int
+	fifoLen   int
+	fifoPop   int // components of the head entry already popped
+	storeData [Lanes]uint32
+	loads     pageCache
+}
+
+// NewCore returns a core that accesses memory through m and samples
+// textures with the TMU of this package.
+func NewCore(m Mem) *Core {
+	c := &Core{StepLimit: DefaultStepLimit, mem: m, sampler: NewTMU()}
+	for k := 0; k < 6; k++ {
+		c.srcs[k] = &c.acc[k]
+	}
+	c.loads.init(m)
+	return c
+}
+
+// SetSampler replaces the texture filtering unit (tests use it to check
+// what the core hands the TMU).
+func (c *Core) SetSampler(s Sampler) { c.sampler = s }
+
+var broadcastSmallImm = func() (t [isa.NumSmallImms][Lanes]uint32) {
+	for code := range t {
+		v, _ := isa.SmallImmediateValue(uint8(code))
+		for l := range t[code] {
+			t[code][l] = v
+		}
+	}
+	return t
+}()
+
+var zeroes [Lanes]uint32
+
+var poisoned = func() (t [Lanes]uint32) {
+	for l := range t {
+		t[l] = poison
+	}
+	return t
+}()
+
+func ff(u uint32) float32 { return math.Float32frombits(u) }
+func fb(f float32) uint32 { return math.Float32bits(f) }
+
+// Run executes p on batch b until END. It returns a *Fault on a page fault
+// and a descriptive error when the program misbehaves (step limit, TMU FIFO
+// misuse, VPM or varying reads out of range, bad dynamic branch).
+func (c *Core) Run(p *Program, b *Batch) error {
+	b.Color = [4][Lanes]float32{}
+	b.Z = [Lanes]float32{}
+	b.ZWritten, b.Kill, b.Instructions = false, 0, 0
+	switch b.Thread {
+	case 0:
+		c.thrXor = 0
+	case 1:
+		if p.upperRegs {
+			return fmt.Errorf("qpu: program %#x names A16–A31/B16–B31 but runs as thread 1", p.Entry())
+		}
+		c.thrXor = 16
+	default:
+		return fmt.Errorf("qpu: batch thread %d (must be 0 or 1)", b.Thread)
+	}
+	for used := p.regsUsed; used != 0; used &= used - 1 {
+		r := uint8(bits.TrailingZeros64(used))
+		c.regs[r^c.thrXor] = poisoned
+	}
+	for k := range c.acc {
+		c.acc[k] = poisoned
+	}
+	c.flagZ, c.flagN, c.flagC = 0, 0, 0
+	c.sfuDelay = 0
+	c.unifPtr = b.UniformsVA
+	c.varyNext, c.vpmRead, c.vpmWrite = 0, 0, 0
+	c.fifoHead, c.fifoLen, c.fifoPop = 0, 0, 0
+	c.tex.reset()
+	c.loads.reset()
+
+	code := p.code
+	pc := p.entry
+	limit := c.StepLimit
+	var steps uint64
+	for {
+		if steps >= limit {
+			b.Instructions = steps
+			return fmt.Errorf("qpu: program %#x: step limit of %d instructions reached (infinite loop?)", p.Entry(), limit)
+		}
+		steps++
+		in := &code[pc]
+		if c.sfuDelay != 0 {
+			c.sfuDelay--
+			if c.sfuDelay == 0 {
+				c.acc[4] = c.sfuVal
+			}
+		}
+		next := pc + 1
+		switch in.kind {
+		case kindALU:
+			if err := c.alu(in, b); err != nil {
+				b.Instructions = steps
+				return c.located(in, err)
+			}
+		case kindLoadImm:
+			r := &c.res[0]
+			for l := range r {
+				r[l] = in.imm
+			}
+			if in.sf == sfImm {
+				c.setFlagsInt(r)
+			}
+			if err := c.write(in.dstAdd, c.condMask(in.condAdd), r, b); err != nil {
+				b.Instructions = steps
+				return c.located(in, err)
+			}
+			if err := c.write(in.dstMul, c.condMask(in.condMul), r, b); err != nil {
+				b.Instructions = steps
+				return c.located(in, err)
+			}
+		case kindBranch:
+			t, err := c.branch(p, in, b)
+			if err != nil {
+				b.Instructions = steps
+				return c.located(in, err)
+			}
+			if t >= 0 {
+				next = t
+			}
+		default:
+			b.Instructions = steps
+			return fmt.Errorf("qpu: program %#x: executed undecoded address %#x", p.Entry(), p.base+uint32(pc)*isa.InstrBytes)
+		}
+		switch in.sig {
+		case isa.SigLDTMU:
+			if err := c.ldtmu(); err != nil {
+				b.Instructions = steps
+				return c.located(in, err)
+			}
+		case isa.SigTHRSW, isa.SigLastTHRSW:
+			for k := range c.acc {
+				c.acc[k] = poisoned
+			}
+			c.sfuDelay = 0
+		case isa.SigEND:
+			b.Instructions = steps
+			if c.fifoLen != 0 {
+				return c.located(in, fmt.Errorf("program ended with %d TMU results not popped", c.fifoLen))
+			}
+			return nil
+		}
+		if int(next) >= len(code) || next < 0 {
+			b.Instructions = steps
+			return fmt.Errorf("qpu: program %#x: ran past the last decoded instruction at %#x", p.Entry(), in.addr)
+		}
+		pc = next
+	}
+}
+
+func (c *Core) located(in *inst, err error) error {
+	if _, ok := err.(*Fault); ok {
+		return err
+	}
+	return fmt.Errorf("qpu: instruction at %#x: %w", in.addr, err)
+}
+
+// condMask returns the lanes whose condition passes.
+func (c *Core) condMask(cond isa.Cond) uint16 {
+	switch cond {
+	case isa.CondAlways:
+		return 0xffff
+	case isa.CondZS:
+		return c.flagZ
+	case isa.CondZC:
+		return ^c.flagZ
+	case isa.CondNS:
+		return c.flagN
+	case isa.CondNC:
+		return ^c.flagN
+	case isa.CondCS:
+		return c.flagC
+	case isa.CondCC:
+		return ^c.flagC
+	}
+	return 0
+}
+
+// read performs one raddr read (A or B) and returns the operand array.
+func (c *Core) read(kind, reg uint8, val *[Lanes]uint32, b *Batch) (*[Lanes]uint32, error) {
+	switch kind {
+	case rdReg:
+		return &c.regs[reg^c.thrXor], nil
+	case rdSmallImm:
+		return &broadcastSmallImm[reg], nil
+	case rdUniform:
+		v, ok := c.mem.Read32(c.unifPtr)
+		if !ok {
+			return nil, &Fault{VA: c.unifPtr}
+		}
+		c.unifPtr += 4
+		for l := range val {
+			val[l] = v
+		}
+	case rdVarying:
+		k := c.varyNext
+		if (k+1)*Lanes > len(b.Varyings) {
+			return nil, fmt.Errorf("VARYING read %d, but the batch has %d varyings", k, len(b.Varyings)/Lanes)
+		}
+		c.varyNext++
+		src := (*[Lanes]float32)(b.Varyings[k*Lanes:])
+		for l := range val {
+			val[l] = fb(src[l])
+		}
+	case rdVPM:
+		k := c.vpmRead
+		if k < 0 || (k+1)*Lanes > len(b.VPMIn) {
+			return nil, fmt.Errorf("VPM read of input word %d, but the batch has %d", k, len(b.VPMIn)/Lanes)
+		}
+		c.vpmRead++
+		src := (*[Lanes]float32)(b.VPMIn[k*Lanes:])
+		for l := range val {
+			val[l] = fb(src[l])
+		}
+	case rdElement:
+		for l := range val {
+			val[l] = uint32(l)
+		}
+	case rdQPU:
+		for l := range val {
+			val[l] = b.QPUNumber
+		}
+	case rdZero:
+		return &zeroes, nil
+	case rdFragX:
+		floatsToBits(val, &b.FragX)
+	case rdFragY:
+		floatsToBits(val, &b.FragY)
+	case rdFragZ:
+		floatsToBits(val, &b.FragZ)
+	case rdFragW:
+		floatsToBits(val, &b.FragW)
+	case rdFrontFacing:
+		*val = b.FrontFacing
+	case rdPointS:
+		floatsToBits(val, &b.PointS)
+	case rdPointT:
+		floatsToBits(val, &b.PointT)
+	default:
+		return &zeroes, nil
+	}
+	return val, nil
+}
+
+func floatsToBits(dst *[Lanes]uint32, src *[Lanes]float32) {
+	for l := range dst {
+		dst[l] = fb(src[l])
+	}
+}
+
+func (c *Core) alu(in *inst, b *Batch) error {
+	if in.readA == rdReg {
+		c.srcs[6] = &c.regs[in.regA^c.thrXor]
+	} else if in.readA != rdNone {
+		a, err := c.read(in.readA, in.regA, &c.valA, b)
+		if err != nil {
+			return err
+		}
+		c.srcs[6] = a
+	}
+	if in.readB == rdReg {
+		c.srcs[7] = &c.regs[in.regB^c.thrXor]
+	} else if in.readB != rdNone {
+		v, err := c.read(in.readB, in.regB, &c.valB, b)
+		if err != nil {
+			return err
+		}
+		c.srcs[7] = v
+	}
+	radd, rmul := &c.res[0], &c.res[1]
+	if in.opAdd != isa.OpNOP {
+		if in.addDirect {
+			radd = c.regPtr(in.dstAdd)
+		}
+		execAdd(in.opAdd, c.srcs[in.addA], c.srcs[in.addB], radd, b.Stage == StageFragment)
+	}
+	if in.opMul != isa.OpMulNOP {
+		if in.mulDirect {
+			rmul = c.regPtr(in.dstMul)
+		}
+		execMul(in.opMul, c.srcs[in.mulA], c.srcs[in.mulB], rmul)
+	}
+	switch in.sf {
+	case sfAddFloat:
+		c.setFlagsFloat(radd)
+	case sfAddInt:
+		c.setFlagsInt(radd)
+	case sfMulFloat:
+		c.setFlagsFloat(rmul)
+	case sfMulInt:
+		c.setFlagsInt(rmul)
+	}
+	if in.dstAdd != dstNop && !in.addDirect {
+		if err := c.write(in.dstAdd, c.condMask(in.condAdd), radd, b); err != nil {
+			return err
+		}
+	}
+	if in.dstMul != dstNop && !in.mulDirect {
+		if err := c.write(in.dstMul, c.condMask(in.condMul), rmul, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// regPtr returns the array of a register-file entry or r0–r3.
+func (c *Core) regPtr(dst uint8) *[Lanes]uint32 {
+	if dst < 64 {
+		return &c.regs[dst^c.thrXor]
+	}
+	return &c.acc[dst-dstR0]
+}
+
+func (c *Core) setFlagsFloat(r *[Lanes]uint32) {
+	var z, n, p uint16
+	for l := range r {
+		v := r[l]
+		mag := v & 0x7fffffff
+		if mag > 0x7f800000 { // NaN: all clear
+			continue
+		}
+		bit := uint16(1) << l
+		switch {
+		case mag == 0:
+			z |= bit
+		case v>>31 != 0:
+			n |= bit
+		default:
+			p |= bit
+		}
+	}
+	c.flagZ, c.flagN, c.flagC = z, n, p
+}
+
+func (c *Core) setFlagsInt(r *[Lanes]uint32) {
+	var z, n, p uint16
+	for l := range r {
+		v := int32(r[l])
+		bit := uint16(1) << l
+		switch {
+		case v == 0:
+			z |= bit
+		case v < 0:
+			n |= bit
+		default:
+			p |= bit
+		}
+	}
+	c.flagZ, c.flagN, c.flagC = z, n, p
+}
+
+// writeLanes stores r into dst in the lanes of mask.
+func writeLanes(dst, r *[Lanes]uint32, mask uint16) {
+	if mask == 0xffff {
+		*dst = *r
+		return
+	}
+	for l := range dst {
+		if mask&(1<<l) != 0 {
+			dst[l] = r[l]
+		}
+	}
+}
+
+// write performs one unit's write of r to dst in the lanes of mask.
+func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
+	if dst < 64 {
+		if mask != 0 {
+			writeLanes(&c.regs[dst^c.thrXor], r, mask)
+		}
+		return nil
+	}
+	switch dst {
+	case dstR0, dstR1, dstR2, dstR3:
+		if mask != 0 {
+			writeLanes(&c.acc[dst-dstR0], r, mask)
+		}
+	case dstNop:
+	case dstACC5:
+		v := r[0]
+		a := &c.acc[5]
+		for l := range a {
+			if mask&(1<<l) != 0 {
+				a[l] = v
+			}
+		}
+	case dstUniformsAddress:
+		if mask&1 != 0 {
+			c.unifPtr = r[0]
+		}
+	case dstVPMReadSetup:
+		if mask&1 != 0 {
+			c.vpmRead = int(r[0])
+		}
+	case dstVPMWriteSetup:
+		if mask&1 != 0 {
+			c.vpmWrite = int(r[0])
+		}
+	case dstVPM:
+		k := c.vpmWrite
+		if k < 0 || (k+1)*Lanes > len(b.VPMOut) {
+			return fmt.Errorf("VPM write of output word %d, but the batch has %d", k, len(b.VPMOut)/Lanes)
+		}
+		c.vpmWrite++
+		out := (*[Lanes]float32)(b.VPMOut[k*Lanes:])
+		for l := range out {
+			if mask&(1<<l) != 0 {
+				out[l] = ff(r[l])
+			}
+		}
+	case dstTLBKill:
+		for l := range r {
+			if mask&(1<<l) != 0 && r[l] != 0 {
+				b.Kill |= 1 << l
+			}
+		}
+	case dstTLBZ:
+		for l := range r {
+			if mask&(1<<l) != 0 {
+				b.Z[l] = ff(r[l])
+			}
+		}
+		if mask != 0 {
+			b.ZWritten = true
+		}
+	case dstTLBColorR, dstTLBColorG, dstTLBColorB, dstTLBColorA:
+		col := &b.Color[dst-dstTLBColorR]
+		for l := range r {
+			if mask&(1<<l) != 0 {
+				col[l] = ff(r[l])
+			}
+		}
+	case dstSFURecip, dstSFURecipSqrt, dstSFUExp2, dstSFULog2:
+		sfu(dst, mask, r, &c.sfuVal)
+		c.sfuDelay = 2
+		c.acc[4] = poisoned
+	case dstTMUS:
+		return c.texFetch(mask, r, b)
+	case dstTMUT:
+		floatsFromBits(&c.tex.T, r)
+	case dstTMUR:
+		floatsFromBits(&c.tex.R, r)
+	case dstTMUB:
+		floatsFromBits(&c.tex.Bias, r)
+		c.tex.HasBias = true
+	case dstTMULOD:
+		floatsFromBits(&c.tex.LOD, r)
+		c.tex.HasLOD = true
+	case dstTMUAddr:
+		return c.directLoad(mask, r)
+	case dstTMUStoreData:
+		writeLanes(&c.storeData, r, mask)
+	case dstTMUStoreAddr:
+		for l := range r {
+			if mask&(1<<l) != 0 {
+				if !c.loads.write32(r[l], c.storeData[l]) {
+					return &Fault{VA: r[l], Write: true}
+				}
+			}
+		}
+	default:
+		panic(fmt.Sprintf("BUG: qpu: write to unknown destination %d", dst))
+	}
+	return nil
+}
+
+func floatsFromBits(dst *[Lanes]float32, src *[Lanes]uint32) {
+	for l := range dst {
+		dst[l] = ff(src[l])
+	}
+}
+
+func sfu(dst uint8, mask uint16, r, out *[Lanes]uint32) {
+	for l := range r {
+		if mask&(1<<l) == 0 {
+			out[l] = 0
+			continue
+		}
+		x := ff(r[l])
+		var y float32
+		switch dst {
+		case dstSFURecip:
+			y = 1 / x
+		case dstSFURecipSqrt:
+			y = float32(1 / math.Sqrt(float64(x)))
+		case dstSFUExp2:
+			y = float32(math.Exp2(float64(x)))
+		default:
+			y = float32(math.Log2(float64(x)))
+		}
+		out[l] = fb(y)
+	}
+}
+
+func (c *Core) push() (*tmuResult, error) {
+	if c.fifoLen == tmuDepth {
+		return nil, fmt.Errorf("TMU request with %d results outstanding (FIFO depth %d)", c.fifoLen, tmuDepth)
+	}
+	e := &c.fifo[(c.fifoHead+c.fifoLen)%tmuDepth]
+	c.fifoLen++
+	return e, nil
+}
+
+func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
+	e, err := c.push()
+	if err != nil {
+		return err
+	}
+	desc, ok := c.mem.Read32(c.unifPtr)
+	if !ok {
+		return &Fault{VA: c.unifPtr}
+	}
+	c.unifPtr += 4
+	floatsFromBits(&c.tex.S, r)
+	c.tex.Mask = mask
+	c.tex.Derivatives = b.Stage == StageFragment
+	if err := c.sampler.Sample(c.mem, desc, &c.tex, &c.texOut); err != nil {
+		return err
+	}
+	for k := 0; k < 4; k++ {
+		for l := 0; l < Lanes; l++ {
+			v := uint32(0)
+			if mask&(1<<l) != 0 {
+				v = fb(c.texOut[k][l])
+			}
+			e.vals[k][l] = v
+		}
+	}
+	e.n = 4
+	c.tex.reset()
+	return nil
+}
+
+func (c *Core) directLoad(mask uint16, r *[Lanes]uint32) error {
+	e, err := c.push()
+	if err != nil {
+		return err
+	}
+	e.n = 1
+	out := &e.vals[0]
+	for l := range r {
+		if mask&(1<<l) == 0 {
+			out[l] = 0
+			continue
+		}
+		v, ok := c.loads.read32(r[l])
+		if !ok {
+			return &Fault{VA: r[l]}
+		}
+		out[l] = v
+	}
+	return nil
+}
+
+func (c *Core) ldtmu() error {
+	if c.fifoLen == 0 {
+		return fmt.Errorf("LDTMU with an empty TMU FIFO")
+	}
+	e := &c.fifo[c.fifoHead]
+	c.acc[4] = e.vals[c.fifoPop]
+	c.sfuDelay = 0
+	c.fifoPop++
+	if c.fifoPop == e.n {
+		c.fifoPop = 0
+		c.fifoHead = (c.fifoHead + 1) % tmuDepth
+		c.fifoLen--
+	}
+	return nil
+}
+
+// branch evaluates a branch, writes the link address and returns the
+// target's instruction index, or -1 when not taken.
+func (c *Core) branch(p *Program, in *inst, b *Batch) (int32, error) {
+	link := in.addr + isa.InstrBytes
+	var reg uint32
+	if in.brReg {
+		v, err := c.read(in.readA, in.regA, &c.valA, b)
+		if err != nil {
+			return -1, err
+		}
+		reg = v[0]
+	}
+	if in.dstAdd != dstNop || in.dstMul != dstNop {
+		var lr [Lanes]uint32
+		for l := range lr {
+			lr[l] = link
+		}
+		if err := c.write(in.dstAdd, 0xffff, &lr, b); err != nil {
+			return -1, err
+		}
+		if err := c.write(in.dstMul, 0xffff, &lr, b); err != nil {
+			return -1, err
+		}
+	}
+	if !c.taken(in.brCond) {
+		return -1, nil
+	}
+	if !in.brReg {
+		return in.target, nil
+	}
+	t := in.imm + reg
+	if in.brRel {
+		t += link
+	}
+	k := (t - p.base) / isa.InstrBytes
+	if t%isa.InstrBytes != 0 || t < p.base || int(k) >= len(p.code) || p.code[k].kind == kindUndecoded {
+		return -1, fmt.Errorf("branch to %#x, which is not a decoded instruction of this program", t)
+	}
+	return int32(k), nil
+}
+
+func (c *Core) taken(cond isa.BranchCond) bool {
+	switch cond {
+	case isa.BranchAllZS:
+		return c.flagZ == 0xffff
+	case isa.BranchAllZC:
+		return c.flagZ == 0
+	case isa.BranchAnyZS:
+		return c.flagZ != 0
+	case isa.BranchAnyZC:
+		return c.flagZ != 0xffff
+	case isa.BranchAllNS:
+		return c.flagN == 0xffff
+	case isa.BranchAllNC:
+		return c.flagN == 0
+	case isa.BranchAnyNS:
+		return c.flagN != 0
+	case isa.BranchAnyNC:
+		return c.flagN != 0xffff
+	case isa.BranchAllCS:
+		return c.flagC == 0xffff
+	case isa.BranchAllCC:
+		return c.flagC == 0
+	case isa.BranchAnyCS:
+		return c.flagC != 0
+	case isa.BranchAnyCC:
+		return c.flagC != 0xffff
+	}
+	return true
+}

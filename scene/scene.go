@@ -1,0 +1,204 @@
+// Package scene is the application layer of tilegpu: model loading (Wavefront
+// OBJ) and the default scene — Keenan Crane's Spot cow, textured, lit per
+// pixel and depth-tested — drawn through gl.Context like any GL program. It
+// sits above the whole stack and knows nothing below gl.Context.
+package scene
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"math"
+
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/vmath"
+)
+
+//go:embed spot/spot.obj
+var spotOBJ []byte
+
+//go:embed spot/spot_texture.png
+var spotPNG []byte
+
+// Spot returns the Spot mesh (public domain, Keenan Crane; see spot/LICENSE.md).
+func Spot() (*Mesh, error) { return LoadOBJ(bytes.NewReader(spotOBJ)) }
+
+// SpotTexture returns Spot's 1024×1024 texture.
+func SpotTexture() (*image.NRGBA, error) {
+	img, err := png.Decode(bytes.NewReader(spotPNG))
+	if err != nil {
+		return nil, fmt.Errorf("scene: spot texture: %w", err)
+	}
+	n := image.NewNRGBA(img.Bounds())
+	draw.Draw(n, n.Bounds(), img, img.Bounds().Min, draw.Src)
+	return n, nil
+}
+
+const vsLit = `attribute vec3 a_pos;
+attribute vec3 a_nrm;
+attribute vec2 a_uv;
+uniform mat4 u_mvp;
+uniform mat4 u_model;
+varying vec3 v_nrm;
+varying vec3 v_wpos;
+varying vec2 v_uv;
+void main() {
+  v_wpos = (u_model * vec4(a_pos, 1.0)).xyz;
+  v_nrm = (u_model * vec4(a_nrm, 0.0)).xyz;
+  v_uv = a_uv;
+  gl_Position = u_mvp * vec4(a_pos, 1.0);
+}
+`
+
+const fsLit = `precision mediump float;
+uniform sampler2D u_tex;
+uniform vec3 u_light;
+uniform vec3 u_eye;
+varying vec3 v_nrm;
+varying vec3 v_wpos;
+varying vec2 v_uv;
+void main() {
+  vec3 n = normalize(v_nrm);
+  vec3 l = normalize(u_light);
+  vec3 v = normalize(u_eye - v_wpos);
+  vec3 albedo = texture2D(u_tex, v_uv).rgb;
+  float diff = max(dot(n, l), 0.0);
+  vec3 r = reflect(-l, n);
+  float spec = diff > 0.0 ? pow(max(dot(r, v), 0.0), 24.0) : 0.0;
+  vec3 c = albedo * (0.22 + 0.78 * diff) + 0.3 * spec * vec3(1.0);
+  gl_FragColor = vec4(c, 1.0);
+}
+`
+
+// Shaders returns the default scene's GLSL sources (for compiler reports).
+func Shaders() (vs, fs string) { return vsLit, fsLit }
+
+// Stats describes what a Draw call submitted.
+type Stats struct {
+	Triangles int
+}
+
+// DrawSpot draws the default scene into ctx's current framebuffer, which is
+// width×height: the cow centred, seen from the front-left and slightly above,
+// lit by one directional light, on the clear colour.
+func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
+	mesh, err := Spot()
+	if err != nil {
+		return Stats{}, err
+	}
+	tex, err := SpotTexture()
+	if err != nil {
+		return Stats{}, err
+	}
+	prog, err := program(ctx, vsLit, fsLit)
+	if err != nil {
+		return Stats{}, err
+	}
+	ctx.UseProgram(prog)
+
+	vbo, ibo := ctx.CreateBuffer(), ctx.CreateBuffer()
+	ctx.BindBuffer(gl.ARRAY_BUFFER, vbo)
+	ctx.BufferData(gl.ARRAY_BUFFER, f32bytes(mesh.Vertices), gl.STATIC_DRAW)
+	ctx.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo)
+	ctx.BufferData(gl.ELEMENT_ARRAY_BUFFER, u32bytes(mesh.Indices), gl.STATIC_DRAW)
+	for i, a := range []struct {
+		size, off int
+	}{{3, 0}, {3, 12}, {2, 24}} {
+		ctx.EnableVertexAttribArray(gl.Attrib{Value: uint(i)})
+		ctx.VertexAttribPointer(gl.Attrib{Value: uint(i)}, a.size, gl.FLOAT, false, VertexStride, a.off)
+	}
+
+	// OBJ texture coordinates have t = 0 at the image's bottom row, and GL's
+	// t = 0 is the first row uploaded: upload the PNG bottom row first.
+	w, h := tex.Bounds().Dx(), tex.Bounds().Dy()
+	flipped := make([]byte, w*h*4)
+	for y := 0; y < h; y++ {
+		copy(flipped[y*w*4:(y+1)*w*4], tex.Pix[(h-1-y)*tex.Stride:])
+	}
+	t := ctx.CreateTexture()
+	ctx.ActiveTexture(gl.TEXTURE0)
+	ctx.BindTexture(gl.TEXTURE_2D, t)
+	ctx.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, w, h, gl.RGBA, gl.UNSIGNED_BYTE, flipped)
+	ctx.GenerateMipmap(gl.TEXTURE_2D)
+	ctx.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR_MIPMAP_LINEAR)
+	ctx.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+	ctx.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.REPEAT)
+	ctx.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.REPEAT)
+	ctx.Uniform1i(ctx.GetUniformLocation(prog, "u_tex"), 0)
+
+	// Centre the model at the origin, scaled to a unit-sized box.
+	var c [3]float32
+	ext := float32(0)
+	for j := 0; j < 3; j++ {
+		c[j] = (mesh.Min[j] + mesh.Max[j]) / 2
+		ext = max(ext, mesh.Max[j]-mesh.Min[j])
+	}
+	s := 1.6 / ext
+	model := vmath.Mul(vmath.RotateY(-0.55), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
+	eye := vmath.Vec3{0, 0.45, 2.1}
+	view := vmath.LookAt(eye, vmath.Vec3{0, 0, 0}, vmath.Vec3{0, 1, 0})
+	proj := vmath.Perspective(40*math.Pi/180, float32(width)/float32(height), 0.1, 20)
+	mvp := vmath.Mul(proj, vmath.Mul(view, model))
+	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_mvp"), mvp[:])
+	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_model"), model[:])
+	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_light"), -0.4, 0.8, 0.6)
+	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_eye"), eye[0], eye[1], eye[2])
+
+	ctx.Viewport(0, 0, width, height)
+	ctx.Enable(gl.DEPTH_TEST)
+	ctx.DepthFunc(gl.LESS)
+	ctx.Enable(gl.CULL_FACE)
+	ctx.CullFace(gl.BACK)
+	ctx.ClearColor(0.18, 0.2, 0.24, 1)
+	ctx.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	ctx.DrawElements(gl.TRIANGLES, len(mesh.Indices), gl.UNSIGNED_INT, 0)
+	ctx.Flush()
+	if e := ctx.GetError(); e != gl.NO_ERROR {
+		return Stats{}, fmt.Errorf("scene: GL error 0x%x", uint32(e))
+	}
+	return Stats{Triangles: len(mesh.Indices) / 3}, nil
+}
+
+func program(ctx gl.Context, vs, fs string) (gl.Program, error) {
+	p := ctx.CreateProgram()
+	for _, st := range []struct {
+		ty  gl.Enum
+		src string
+	}{{gl.VERTEX_SHADER, vs}, {gl.FRAGMENT_SHADER, fs}} {
+		s := ctx.CreateShader(st.ty)
+		ctx.ShaderSource(s, st.src)
+		ctx.CompileShader(s)
+		if ctx.GetShaderi(s, gl.COMPILE_STATUS) == 0 {
+			return p, fmt.Errorf("scene: compile: %s", ctx.GetShaderInfoLog(s))
+		}
+		ctx.AttachShader(p, s)
+	}
+	for i, n := range []string{"a_pos", "a_nrm", "a_uv"} {
+		ctx.BindAttribLocation(p, gl.Attrib{Value: uint(i)}, n)
+	}
+	ctx.LinkProgram(p)
+	if ctx.GetProgrami(p, gl.LINK_STATUS) == 0 {
+		return p, fmt.Errorf("scene: link: %s", ctx.GetProgramInfoLog(p))
+	}
+	return p, nil
+}
+
+func f32bytes(f []float32) []byte {
+	b := make([]byte, 4*len(f))
+	for i, v := range f {
+		u := math.Float32bits(v)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}
+
+func u32bytes(u []uint32) []byte {
+	b := make([]byte, 4*len(u))
+	for i, v := range u {
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	}
+	return b
+}
