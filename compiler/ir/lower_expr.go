@@ -1,0 +1,908 @@
+package ir
+
+import (
+	"github.com/tilegpu/tilegpu/compiler/glsl"
+)
+
+// ---- small emit helpers ---------------------------------------------------
+
+func (l *lowerer) emit(op Op, t Type, args ...*Instr) *Instr { return l.b.Emit(op, t, args...) }
+
+func (l *lowerer) extract(x *Instr, k int) *Instr {
+	if x.Type.Width == 1 {
+		return x
+	}
+	return l.b.EmitIndex(OpExtract, x.Type.Scalar(), k, x)
+}
+
+// vec composes scalars into a vector (a single scalar is returned as is).
+func (l *lowerer) vec(comps []*Instr) *Instr {
+	if len(comps) == 1 {
+		return comps[0]
+	}
+	return l.emit(OpVec, Vec(comps[0].Type.Base, len(comps)), comps...)
+}
+
+// splat widens a scalar to width n (no-op for n == 1 or a vector).
+func (l *lowerer) splat(x *Instr, n int) *Instr {
+	if x.Type.Width != 1 || n == 1 {
+		return x
+	}
+	comps := make([]*Instr, n)
+	for i := range comps {
+		comps[i] = x
+	}
+	return l.vec(comps)
+}
+
+// match splats the narrower of two operands to the other's width.
+func (l *lowerer) match(a, b *Instr) (*Instr, *Instr) {
+	if a.Type.Width < b.Type.Width {
+		a = l.splat(a, int(b.Type.Width))
+	} else if b.Type.Width < a.Type.Width {
+		b = l.splat(b, int(a.Type.Width))
+	}
+	return a, b
+}
+
+func (l *lowerer) fconst(x float32, n int) *Instr {
+	return l.b.Const(Vec(BaseFloat, n), FloatBits(x))
+}
+
+func (l *lowerer) comps(x *Instr) []*Instr {
+	out := make([]*Instr, x.Type.Width)
+	for i := range out {
+		out[i] = l.extract(x, i)
+	}
+	return out
+}
+
+// ---- expressions ----------------------------------------------------------
+
+func single(x *Instr) value { return value{{x: x}} }
+
+func (l *lowerer) expr1(e glsl.Expr) *Instr {
+	v := l.expr(e)
+	if len(v) != 1 || v[0].x == nil {
+		l.fail("line %d: expected a scalar or vector", e.Pos())
+	}
+	return v[0].x
+}
+
+func (l *lowerer) expr(e glsl.Expr) value {
+	if cv := e.Value(); cv != nil {
+		if _, isAssign := e.(*glsl.Assign); !isAssign {
+			return l.constValue(e.Type(), cv)
+		}
+	}
+	switch e := e.(type) {
+	case *glsl.ConstExpr:
+		return l.constValue(e.Type(), e.Value())
+	case *glsl.Ident:
+		return l.ident(e.Var)
+	case *glsl.Index, *glsl.FieldSelect, *glsl.Swizzle:
+		return l.access(e)
+	case *glsl.Unary:
+		return l.unary(e)
+	case *glsl.Binary:
+		return l.binary(e)
+	case *glsl.Assign:
+		return l.assign(e)
+	case *glsl.Cond:
+		return l.cond(e)
+	case *glsl.Sequence:
+		l.expr(e.X)
+		return l.expr(e.Y)
+	case *glsl.Construct:
+		return l.construct(e)
+	case *glsl.Call:
+		if e.Func != nil {
+			return l.inline(e)
+		}
+		return l.builtin(e)
+	}
+	l.fail("line %d: unsupported expression %T", e.Pos(), e)
+	return nil
+}
+
+func (l *lowerer) ident(v *glsl.Variable) value {
+	if v.Builtin {
+		switch v.Name {
+		case "gl_FragCoord":
+			var cs []*Instr
+			for i := 0; i < 4; i++ {
+				cs = append(cs, l.b.EmitIndex(OpFragCoord, Float, i))
+			}
+			return single(l.vec(cs))
+		case "gl_FrontFacing":
+			return single(l.emit(OpFrontFacing, Bool))
+		case "gl_PointCoord":
+			return single(l.vec([]*Instr{l.b.EmitIndex(OpPointCoord, Float, 0), l.b.EmitIndex(OpPointCoord, Float, 1)}))
+		}
+		if v.Value != nil {
+			return l.constValue(v.Type, v.Value)
+		}
+	}
+	if l.isInput(v) {
+		return l.loadInput(v, v.Type, 0, nil)
+	}
+	if val, ok := l.env[v]; ok {
+		return val
+	}
+	if v.Value != nil {
+		return l.constValue(v.Type, v.Value)
+	}
+	// A global without initialiser read before any write, or an output.
+	val := l.zero(v.Type)
+	l.env[v] = val
+	return val
+}
+
+// loadInput loads the value of type t at slot (+ dyn, a dynamic slot
+// offset) of an interface variable.
+func (l *lowerer) loadInput(v *glsl.Variable, t *glsl.Type, slot int, dyn *Instr) value {
+	iv := l.varFor(v)
+	var out value
+	for _, lt := range leafTypes(t, nil) {
+		if lt.Width == 0 {
+			if dyn != nil {
+				l.fail("sampler %s indexed dynamically", v.Name)
+			}
+			out = append(out, leaf{smp: iv, slot: slot})
+			slot++
+			continue
+		}
+		var in *Instr
+		if dyn != nil {
+			in = l.b.EmitIndex(OpLoadVar, lt, slot, dyn)
+		} else {
+			in = l.b.EmitIndex(OpLoadVar, lt, slot)
+		}
+		in.Var = iv
+		out = append(out, leaf{x: in})
+		slot += int(lt.Width)
+	}
+	return out
+}
+
+// step is one access of an l-value or r-value path.
+type step struct {
+	kind  int // stepField, stepIndex, stepSwizzle
+	field int
+	index int    // constant index, if dyn == nil
+	dyn   *Instr // dynamic index (int), evaluated once
+	comps []int
+	typ   *glsl.Type // type after the step
+}
+
+const (
+	stepField = iota
+	stepIndex
+	stepSwizzle
+)
+
+// path resolves an access chain to its root expression and steps, with
+// dynamic indices evaluated in order.
+func (l *lowerer) path(e glsl.Expr) (glsl.Expr, []step) {
+	switch x := e.(type) {
+	case *glsl.FieldSelect:
+		root, steps := l.path(x.X)
+		return root, append(steps, step{kind: stepField, field: x.Field, typ: x.Type()})
+	case *glsl.Swizzle:
+		root, steps := l.path(x.X)
+		return root, append(steps, step{kind: stepSwizzle, comps: x.Components, typ: x.Type()})
+	case *glsl.Index:
+		root, steps := l.path(x.X)
+		s := step{kind: stepIndex, typ: x.Type()}
+		if cv := x.Index.Value(); cv != nil {
+			s.index = int(cv[0].I)
+		} else {
+			s.dyn = l.expr1(x.Index)
+		}
+		return root, append(steps, s)
+	}
+	return e, nil
+}
+
+// access lowers an r-value access chain. Chains rooted at an interface
+// input are turned into slot offsets so that only the accessed slots are
+// loaded (dynamic uniform indexing becomes a storage load).
+func (l *lowerer) access(e glsl.Expr) value {
+	root, steps := l.path(e)
+	if id, ok := root.(*glsl.Ident); ok && l.isInput(id.Var) {
+		t := id.Var.Type
+		slot := 0
+		var dyn *Instr
+		i := 0
+		for ; i < len(steps); i++ {
+			s := steps[i]
+			if s.kind == stepSwizzle {
+				break
+			}
+			if s.dyn != nil && (id.Var.Storage != glsl.StorageUniform || s.typ.ContainsSampler()) {
+				// Varyings, attributes and samplers cannot be addressed:
+				// load the whole thing and select.
+				break
+			}
+			switch s.kind {
+			case stepField:
+				for k := 0; k < s.field; k++ {
+					slot += SlotCount(t.Struct.Fields[k].Type)
+				}
+			case stepIndex:
+				stride := SlotCount(s.typ)
+				if s.dyn != nil {
+					off := l.emit(OpIMul, Int, s.dyn, l.b.ConstI(int32(stride)))
+					if dyn == nil {
+						dyn = off
+					} else {
+						dyn = l.emit(OpIAdd, Int, dyn, off)
+					}
+				} else {
+					slot += stride * s.index
+				}
+			}
+			t = s.typ
+		}
+		v := l.loadInput(id.Var, t, slot, dyn)
+		return l.applySteps(v, t, steps[i:])
+	}
+	v := l.expr(root)
+	return l.applySteps(v, root.Type(), steps)
+}
+
+// applySteps applies access steps to a value of type t.
+func (l *lowerer) applySteps(v value, t *glsl.Type, steps []step) value {
+	for _, s := range steps {
+		v = l.applyStep(v, t, s)
+		t = s.typ
+	}
+	return v
+}
+
+func (l *lowerer) applyStep(v value, t *glsl.Type, s step) value {
+	switch s.kind {
+	case stepField:
+		off := 0
+		for k := 0; k < s.field; k++ {
+			off += leafCount(t.Struct.Fields[k].Type)
+		}
+		return v[off : off+leafCount(s.typ)]
+	case stepSwizzle:
+		x := v[0].x
+		cs := make([]*Instr, len(s.comps))
+		for i, c := range s.comps {
+			cs[i] = l.extract(x, c)
+		}
+		return single(l.vec(cs))
+	}
+	// Index.
+	switch {
+	case t.Kind == glsl.Array || t.IsMatrix():
+		n := leafCount(s.typ)
+		count := len(v) / n
+		if s.dyn == nil {
+			if s.index < 0 || s.index >= count {
+				l.fail("index %d out of range", s.index)
+			}
+			return v[s.index*n : (s.index+1)*n]
+		}
+		// Select chain: element count-1 by default, then i == k picks k.
+		out := append(value(nil), v[(count-1)*n:]...)
+		for k := count - 2; k >= 0; k-- {
+			eq := l.emit(OpIEq, Bool, s.dyn, l.b.ConstI(int32(k)))
+			for j := 0; j < n; j++ {
+				if out[j].isSampler() {
+					a, b := v[k*n+j], out[j]
+					out[j] = leaf{selCond: eq, selA: &a, selB: &b}
+					continue
+				}
+				out[j] = leaf{x: l.emit(OpSelect, out[j].x.Type, eq, v[k*n+j].x, out[j].x)}
+			}
+		}
+		return out
+	default: // vector component
+		x := v[0].x
+		if s.dyn == nil {
+			return single(l.extract(x, s.index))
+		}
+		w := int(x.Type.Width)
+		acc := l.extract(x, w-1)
+		for k := w - 2; k >= 0; k-- {
+			eq := l.emit(OpIEq, Bool, s.dyn, l.b.ConstI(int32(k)))
+			acc = l.emit(OpSelect, acc.Type, eq, l.extract(x, k), acc)
+		}
+		return single(acc)
+	}
+}
+
+// updateSteps returns v (of type t) with the part addressed by steps
+// replaced by nv.
+func (l *lowerer) updateSteps(v value, t *glsl.Type, steps []step, nv value) value {
+	if len(steps) == 0 {
+		return nv
+	}
+	s := steps[0]
+	out := append(value(nil), v...)
+	switch s.kind {
+	case stepField:
+		off := 0
+		for k := 0; k < s.field; k++ {
+			off += leafCount(t.Struct.Fields[k].Type)
+		}
+		n := leafCount(s.typ)
+		sub := l.updateSteps(v[off:off+n], s.typ, steps[1:], nv)
+		copy(out[off:], sub)
+		return out
+	case stepSwizzle:
+		// The swizzled vector (a new value) updated by the rest, then
+		// scattered back.
+		sw := l.applyStep(v, t, s)
+		sw = l.updateSteps(sw, s.typ, steps[1:], nv)
+		x := v[0].x
+		cs := l.comps(x)
+		nx := sw[0].x
+		for i, c := range s.comps {
+			cs[c] = l.extract(nx, i)
+		}
+		out[0] = leaf{x: l.vec(cs)}
+		return out
+	}
+	switch {
+	case t.Kind == glsl.Array || t.IsMatrix():
+		n := leafCount(s.typ)
+		count := len(v) / n
+		if s.dyn == nil {
+			sub := l.updateSteps(v[s.index*n:(s.index+1)*n], s.typ, steps[1:], nv)
+			copy(out[s.index*n:], sub)
+			return out
+		}
+		for k := 0; k < count; k++ {
+			sub := l.updateSteps(v[k*n:(k+1)*n], s.typ, steps[1:], nv)
+			eq := l.emit(OpIEq, Bool, s.dyn, l.b.ConstI(int32(k)))
+			for j := 0; j < n; j++ {
+				out[k*n+j] = leaf{x: l.emit(OpSelect, sub[j].x.Type, eq, sub[j].x, v[k*n+j].x)}
+			}
+		}
+		return out
+	default: // vector component
+		x := v[0].x
+		cs := l.comps(x)
+		if s.dyn == nil {
+			sub := l.updateSteps(single(cs[s.index]), s.typ, steps[1:], nv)
+			cs[s.index] = sub[0].x
+		} else {
+			for k := range cs {
+				sub := l.updateSteps(single(cs[k]), s.typ, steps[1:], nv)
+				eq := l.emit(OpIEq, Bool, s.dyn, l.b.ConstI(int32(k)))
+				cs[k] = l.emit(OpSelect, cs[k].Type, eq, sub[0].x, cs[k])
+			}
+		}
+		out[0] = leaf{x: l.vec(cs)}
+		return out
+	}
+}
+
+// lvalue is a resolved assignment target.
+type lvalue struct {
+	root  *glsl.Variable
+	steps []step
+}
+
+func (l *lowerer) lvalue(e glsl.Expr) lvalue {
+	root, steps := l.path(e)
+	id, ok := root.(*glsl.Ident)
+	if !ok {
+		l.fail("line %d: assignment to a non-variable", e.Pos())
+	}
+	if l.isInput(id.Var) {
+		l.fail("line %d: assignment to input %s", e.Pos(), id.Var.Name)
+	}
+	return lvalue{root: id.Var, steps: steps}
+}
+
+func (l *lowerer) load(lv lvalue) value {
+	return l.applySteps(l.ident(lv.root), lv.root.Type, lv.steps)
+}
+
+func (l *lowerer) storeLV(lv lvalue, nv value) {
+	cur := l.ident(lv.root)
+	l.env[lv.root] = l.updateSteps(cur, lv.root.Type, lv.steps, nv)
+}
+
+func (l *lowerer) assign(e *glsl.Assign) value {
+	lv := l.lvalue(e.LHS)
+	var nv value
+	if e.Op == glsl.OpAssign {
+		nv = l.expr(e.RHS)
+	} else {
+		cur := l.load(lv)
+		rhs := l.expr(e.RHS)
+		op := map[glsl.Op]glsl.Op{glsl.OpAddAssign: glsl.OpAdd, glsl.OpSubAssign: glsl.OpSub,
+			glsl.OpMulAssign: glsl.OpMul, glsl.OpDivAssign: glsl.OpDiv}[e.Op]
+		nv = l.arith(op, cur, e.LHS.Type(), rhs, e.RHS.Type())
+	}
+	l.storeLV(lv, nv)
+	return nv
+}
+
+func (l *lowerer) unary(e *glsl.Unary) value {
+	switch e.Op {
+	case glsl.OpPlus:
+		return l.expr(e.X)
+	case glsl.OpNeg:
+		v := l.expr(e.X)
+		out := make(value, len(v))
+		for i, lf := range v {
+			out[i] = leaf{x: l.neg(lf.x)}
+		}
+		return out
+	case glsl.OpNot:
+		return single(l.emit(OpBNot, Bool, l.expr1(e.X)))
+	case glsl.OpPreInc, glsl.OpPreDec, glsl.OpPostInc, glsl.OpPostDec:
+		lv := l.lvalue(e.X)
+		cur := l.load(lv)
+		t := e.X.Type()
+		one := l.constOne(t)
+		op := glsl.OpAdd
+		if e.Op == glsl.OpPreDec || e.Op == glsl.OpPostDec {
+			op = glsl.OpSub
+		}
+		nv := l.arith(op, cur, t, one, t)
+		l.storeLV(lv, nv)
+		if e.Op == glsl.OpPostInc || e.Op == glsl.OpPostDec {
+			return cur
+		}
+		return nv
+	}
+	l.fail("unary %s", e.Op)
+	return nil
+}
+
+func (l *lowerer) constOne(t *glsl.Type) value {
+	var v value
+	for _, lt := range leafTypes(t, nil) {
+		bits := FloatBits(1)
+		if lt.Base == BaseInt {
+			bits = 1
+		}
+		v = append(v, leaf{x: l.b.Const(lt, bits)})
+	}
+	return v
+}
+
+func (l *lowerer) neg(x *Instr) *Instr {
+	if x.Type.Base == BaseInt {
+		return l.emit(OpISub, x.Type, l.b.Const(x.Type, 0), x)
+	}
+	return l.emit(OpFNeg, x.Type, x)
+}
+
+// sideEffectFree reports expressions whose evaluation changes nothing, so
+// they may be evaluated unconditionally (&&, ||, ?: become band/bor/select).
+func sideEffectFree(e glsl.Expr) bool {
+	if e.Value() != nil {
+		return true
+	}
+	switch e := e.(type) {
+	case *glsl.ConstExpr, *glsl.Ident:
+		return true
+	case *glsl.Unary:
+		return e.Op != glsl.OpPreInc && e.Op != glsl.OpPreDec && e.Op != glsl.OpPostInc && e.Op != glsl.OpPostDec &&
+			sideEffectFree(e.X)
+	case *glsl.Binary:
+		return sideEffectFree(e.X) && sideEffectFree(e.Y)
+	case *glsl.Cond:
+		return sideEffectFree(e.Cond) && sideEffectFree(e.Then) && sideEffectFree(e.Else)
+	case *glsl.Sequence:
+		return sideEffectFree(e.X) && sideEffectFree(e.Y)
+	case *glsl.Index:
+		return sideEffectFree(e.X) && sideEffectFree(e.Index)
+	case *glsl.FieldSelect:
+		return sideEffectFree(e.X)
+	case *glsl.Swizzle:
+		return sideEffectFree(e.X)
+	case *glsl.Construct:
+		for _, a := range e.Args {
+			if !sideEffectFree(a) {
+				return false
+			}
+		}
+		return true
+	case *glsl.Call:
+		if e.Func != nil {
+			return false
+		}
+		for _, a := range e.Args {
+			if !sideEffectFree(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// condValue lowers c ? then : else, with an If when an arm has effects.
+func (l *lowerer) condValue(c *Instr, then, els glsl.Expr, t *glsl.Type) value {
+	if sideEffectFree(then) && sideEffectFree(els) {
+		a, b := l.expr(then), l.expr(els)
+		out := make(value, len(a))
+		for i := range a {
+			if a[i].x == nil {
+				l.fail("?: on samplers")
+			}
+			out[i] = leaf{x: l.emit(OpSelect, a[i].x.Type, c, a[i].x, b[i].x)}
+		}
+		return out
+	}
+	key := &flag{"?:"}
+	l.env[key] = l.zero(t)
+	l.ifThen(c, func() jump { l.env[key] = l.expr(then); return jumpNone },
+		func() jump { l.env[key] = l.expr(els); return jumpNone })
+	v := l.env[key]
+	delete(l.env, key)
+	return v
+}
+
+func (l *lowerer) cond(e *glsl.Cond) value {
+	return l.condValue(l.expr1(e.Cond), e.Then, e.Else, e.Type())
+}
+
+var (
+	trueExpr  = &glsl.ConstExpr{ExprInfo: glsl.ExprInfo{Ty: glsl.TypeBool, Val: glsl.Value{{Kind: glsl.Bool, B: true}}}}
+	falseExpr = &glsl.ConstExpr{ExprInfo: glsl.ExprInfo{Ty: glsl.TypeBool, Val: glsl.Value{{Kind: glsl.Bool, B: false}}}}
+)
+
+func (l *lowerer) binary(e *glsl.Binary) value {
+	switch e.Op {
+	case glsl.OpAnd:
+		x := l.expr1(e.X)
+		if sideEffectFree(e.Y) {
+			return single(l.emit(OpBAnd, Bool, x, l.expr1(e.Y)))
+		}
+		return l.condValue(x, e.Y, falseExpr, glsl.TypeBool)
+	case glsl.OpOr:
+		x := l.expr1(e.X)
+		if sideEffectFree(e.Y) {
+			return single(l.emit(OpBOr, Bool, x, l.expr1(e.Y)))
+		}
+		return l.condValue(x, trueExpr, e.Y, glsl.TypeBool)
+	case glsl.OpXor:
+		return single(l.emit(OpBXor, Bool, l.expr1(e.X), l.expr1(e.Y)))
+	case glsl.OpLess, glsl.OpGreater, glsl.OpLessEq, glsl.OpGreaterEq:
+		a, b := l.expr1(e.X), l.expr1(e.Y)
+		return single(l.compare(e.Op, a, b))
+	case glsl.OpEq, glsl.OpNotEq:
+		a, b := l.expr(e.X), l.expr(e.Y)
+		var acc *Instr
+		for i := range a {
+			eq := l.equal(a[i].x, b[i].x)
+			for _, c := range l.comps(eq) {
+				if acc == nil {
+					acc = c
+				} else {
+					acc = l.emit(OpBAnd, Bool, acc, c)
+				}
+			}
+		}
+		if e.Op == glsl.OpNotEq {
+			acc = l.emit(OpBNot, Bool, acc)
+		}
+		return single(acc)
+	}
+	return l.arith(e.Op, l.expr(e.X), e.X.Type(), l.expr(e.Y), e.Y.Type())
+}
+
+// compare lowers <, >, <=, >= on scalars or (for the relational built-ins)
+// vectors of equal width.
+func (l *lowerer) compare(op glsl.Op, a, b *Instr) *Instr {
+	lt, ge := OpFLt, OpFGe
+	if a.Type.Base == BaseInt {
+		lt, ge = OpILt, OpIGe
+	}
+	t := Vec(BaseBool, int(a.Type.Width))
+	switch op {
+	case glsl.OpLess:
+		return l.emit(lt, t, a, b)
+	case glsl.OpGreater:
+		return l.emit(lt, t, b, a)
+	case glsl.OpLessEq:
+		return l.emit(ge, t, b, a)
+	}
+	return l.emit(ge, t, a, b)
+}
+
+// equal compares componentwise (any base) → bvec.
+func (l *lowerer) equal(a, b *Instr) *Instr {
+	t := Vec(BaseBool, int(a.Type.Width))
+	switch a.Type.Base {
+	case BaseFloat:
+		return l.emit(OpFEq, t, a, b)
+	case BaseInt:
+		return l.emit(OpIEq, t, a, b)
+	}
+	return l.emit(OpBNot, t, l.emit(OpBXor, t, a, b))
+}
+
+// arith lowers + - * / on scalars, vectors and matrices, including the
+// linear-algebra products.
+func (l *lowerer) arith(op glsl.Op, a value, at *glsl.Type, b value, bt *glsl.Type) value {
+	if op == glsl.OpMul && (at.IsMatrix() || bt.IsMatrix()) && !(at.IsScalar() || bt.IsScalar()) {
+		switch {
+		case at.IsMatrix() && bt.IsMatrix():
+			out := make(value, len(b))
+			for j := range b {
+				out[j] = leaf{x: l.matVec(a, b[j].x)}
+			}
+			return out
+		case at.IsMatrix():
+			return single(l.matVec(a, b[0].x))
+		default: // vector * matrix: component j is dot(v, column j)
+			cs := make([]*Instr, len(b))
+			for j := range b {
+				cs[j] = l.dot(a[0].x, b[j].x)
+			}
+			return single(l.vec(cs))
+		}
+	}
+	// Componentwise; a scalar operand applies to every leaf.
+	n := max(len(a), len(b))
+	out := make(value, n)
+	for i := 0; i < n; i++ {
+		x, y := a[min(i, len(a)-1)].x, b[min(i, len(b)-1)].x
+		x, y = l.match(x, y)
+		out[i] = leaf{x: l.arith1(op, x, y)}
+	}
+	return out
+}
+
+func (l *lowerer) arith1(op glsl.Op, x, y *Instr) *Instr {
+	t := x.Type
+	if t.Base == BaseInt {
+		switch op {
+		case glsl.OpAdd:
+			return l.emit(OpIAdd, t, x, y)
+		case glsl.OpSub:
+			return l.emit(OpISub, t, x, y)
+		case glsl.OpMul:
+			return l.emit(OpIMul, t, x, y)
+		case glsl.OpDiv:
+			return l.idiv(x, y)
+		}
+	}
+	switch op {
+	case glsl.OpAdd:
+		return l.emit(OpFAdd, t, x, y)
+	case glsl.OpSub:
+		return l.emit(OpFSub, t, x, y)
+	case glsl.OpMul:
+		return l.emit(OpFMul, t, x, y)
+	case glsl.OpDiv:
+		return l.fdiv(x, y)
+	}
+	l.fail("arithmetic operator %s", op)
+	return nil
+}
+
+// fdiv is x · (1/y): the hardware has only a reciprocal.
+func (l *lowerer) fdiv(x, y *Instr) *Instr {
+	return l.emit(OpFMul, x.Type, x, l.emit(OpRcp, y.Type, y))
+}
+
+// idiv divides integers, truncating, through float: the float quotient of
+// operands below 2^24 is within one of the true one; the remainder check
+// corrects it. That covers GLSL ES 1.00's highp int range (±2^16, §4.5.2);
+// beyond 2^24 the result may be off by more than one.
+func (l *lowerer) idiv(x, y *Instr) *Instr {
+	t := x.Type
+	ft := Vec(BaseFloat, int(t.Width))
+	bt := Vec(BaseBool, int(t.Width))
+	fq := l.fdiv(l.emit(OpIToF, ft, x), l.emit(OpIToF, ft, y))
+	q := l.emit(OpFToI, t, l.emit(OpFTrunc, ft, fq))
+	zero := l.b.Const(t, 0)
+	// sgn = ±1: the sign of the true quotient.
+	neg := l.emit(OpILt, bt, l.emit(OpIXor, t, x, y), zero)
+	sgn := l.emit(OpSelect, t, neg, l.b.Const(t, 0xffffffff), l.b.Const(t, 1))
+	r := l.emit(OpISub, t, x, l.emit(OpIMul, t, q, y))
+	absR := l.emit(OpIMax, t, r, l.emit(OpISub, t, zero, r))
+	absY := l.emit(OpIMax, t, y, l.emit(OpISub, t, zero, y))
+	// |r| ≥ |y|: q is one too small in magnitude.
+	q = l.emit(OpSelect, t, l.emit(OpIGe, bt, absR, absY), l.emit(OpIAdd, t, q, sgn), q)
+	// r has the wrong sign (r ≠ 0 and sign(r) ≠ sign(x)): one too large.
+	r = l.emit(OpISub, t, x, l.emit(OpIMul, t, q, y))
+	wrong := l.emit(OpBAnd, bt, l.emit(OpINe, bt, r, zero), l.emit(OpILt, bt, l.emit(OpIXor, t, r, x), zero))
+	return l.emit(OpSelect, t, wrong, l.emit(OpISub, t, q, sgn), q)
+}
+
+// matVec is Σ_c column_c · v[c].
+func (l *lowerer) matVec(m value, v *Instr) *Instr {
+	var acc *Instr
+	for c := range m {
+		col := m[c].x
+		term := l.emit(OpFMul, col.Type, col, l.splat(l.extract(v, c), int(col.Type.Width)))
+		if acc == nil {
+			acc = term
+		} else {
+			acc = l.emit(OpFAdd, col.Type, acc, term)
+		}
+	}
+	return acc
+}
+
+func (l *lowerer) dot(a, b *Instr) *Instr {
+	p := l.emit(OpFMul, a.Type, a, b)
+	acc := l.extract(p, 0)
+	for i := 1; i < int(a.Type.Width); i++ {
+		acc = l.emit(OpFAdd, Float, acc, l.extract(p, i))
+	}
+	return acc
+}
+
+// ---- constructors ----------------------------------------------------------
+
+// convert changes a scalar to base b.
+func (l *lowerer) convert(x *Instr, b Base) *Instr {
+	if x.Type.Base == b {
+		return x
+	}
+	switch {
+	case x.Type.Base == BaseFloat && b == BaseInt:
+		return l.emit(OpFToI, Int, x)
+	case x.Type.Base == BaseInt && b == BaseFloat:
+		return l.emit(OpIToF, Float, x)
+	case x.Type.Base == BaseBool && b == BaseFloat:
+		return l.emit(OpSelect, Float, x, l.b.ConstF(1), l.b.ConstF(0))
+	case x.Type.Base == BaseBool && b == BaseInt:
+		return l.emit(OpSelect, Int, x, l.b.ConstI(1), l.b.ConstI(0))
+	case x.Type.Base == BaseFloat && b == BaseBool:
+		return l.emit(OpFNe, Bool, x, l.b.ConstF(0))
+	}
+	return l.emit(OpINe, Bool, x, l.b.ConstI(0))
+}
+
+func (l *lowerer) construct(e *glsl.Construct) value {
+	t := e.Type()
+	if t.Kind == glsl.Struct {
+		var out value
+		for _, a := range e.Args {
+			out = append(out, l.expr(a)...)
+		}
+		return out
+	}
+	// Single matrix argument to a matrix: resize.
+	if t.IsMatrix() && len(e.Args) == 1 && e.Args[0].Type().IsMatrix() {
+		src := l.expr(e.Args[0])
+		n, m := t.Size(), e.Args[0].Type().Size()
+		out := make(value, n)
+		for c := 0; c < n; c++ {
+			cs := make([]*Instr, n)
+			for r := 0; r < n; r++ {
+				switch {
+				case c < m && r < m:
+					cs[r] = l.extract(src[c].x, r)
+				case c == r:
+					cs[r] = l.b.ConstF(1)
+				default:
+					cs[r] = l.b.ConstF(0)
+				}
+			}
+			out[c] = leaf{x: l.vec(cs)}
+		}
+		return out
+	}
+	var scalars []*Instr
+	for _, a := range e.Args {
+		for _, lf := range l.expr(a) {
+			scalars = append(scalars, l.comps(lf.x)...)
+		}
+	}
+	base := baseOf(t.Scalar())
+	for i, s := range scalars {
+		scalars[i] = l.convert(s, base)
+	}
+	switch {
+	case t.IsScalar():
+		return single(scalars[0])
+	case t.IsVector():
+		n := t.Size()
+		if len(scalars) == 1 {
+			return single(l.splat(scalars[0], n))
+		}
+		return single(l.vec(scalars[:n]))
+	case t.IsMatrix():
+		n := t.Size()
+		out := make(value, n)
+		for c := 0; c < n; c++ {
+			cs := make([]*Instr, n)
+			for r := 0; r < n; r++ {
+				switch {
+				case len(scalars) == 1 && r == c:
+					cs[r] = scalars[0]
+				case len(scalars) == 1:
+					cs[r] = l.b.ConstF(0)
+				default:
+					cs[r] = scalars[c*n+r]
+				}
+			}
+			out[c] = leaf{x: l.vec(cs)}
+		}
+		return out
+	}
+	l.fail("line %d: cannot construct %s", e.Pos(), t)
+	return nil
+}
+
+// ---- user functions: inlined ------------------------------------------------
+
+// maxInlineDepth bounds call nesting; GLSL ES forbids recursion, so only a
+// checker bug can reach it.
+const maxInlineDepth = 64
+
+// MaxLoweredInstrs bounds the IR a shader may lower to. Inlining is
+// exponential in the worst case (each function calling the next twice);
+// real shaders lower to a few thousand instructions.
+const MaxLoweredInstrs = 1 << 18
+
+func (l *lowerer) inline(call *glsl.Call) value {
+	fn := call.Func
+	if fn.Body == nil {
+		l.fail("line %d: function %s is declared but not defined", call.Pos(), fn.Name)
+	}
+	if l.f.nextID > MaxLoweredInstrs {
+		l.fail("line %d: shader too large after inlining (over %d instructions)", call.Pos(), MaxLoweredInstrs)
+	}
+	if l.depth >= maxInlineDepth {
+		l.fail("line %d: calls nested too deeply (recursion?)", call.Pos())
+	}
+	// Arguments in order: in values, and l-values for out/inout.
+	type outArg struct {
+		param *glsl.Variable
+		lv    lvalue
+	}
+	var outs []outArg
+	bind := make([]value, len(fn.Params))
+	for i, p := range fn.Params {
+		a := call.Args[i]
+		switch p.Storage {
+		case glsl.StorageOut:
+			outs = append(outs, outArg{p, l.lvalue(a)})
+			bind[i] = l.zero(p.Type)
+		case glsl.StorageInOut:
+			lv := l.lvalue(a)
+			outs = append(outs, outArg{p, lv})
+			bind[i] = l.load(lv)
+		default:
+			bind[i] = l.expr(a)
+		}
+	}
+	for i, p := range fn.Params {
+		l.env[p] = bind[i]
+	}
+	callerFn := l.fn
+	ctx := &fnCtx{ret: &flag{"return " + fn.Name}}
+	l.env[ctx.ret] = l.boolConst(false)
+	if fn.Return != nil && fn.Return.Kind != glsl.Void {
+		ctx.retVal = &flag{"value of " + fn.Name}
+		ctx.retTy = fn.Return
+		l.env[ctx.retVal] = l.zero(fn.Return)
+	}
+	l.fn = ctx
+	l.depth++
+	l.block(fn.Body.Stmts)
+	l.depth--
+	l.fn = callerFn
+	var result value
+	if ctx.retVal != nil {
+		result = l.env[ctx.retVal]
+		delete(l.env, ctx.retVal)
+	}
+	delete(l.env, ctx.ret)
+	for _, o := range outs {
+		l.storeLV(o.lv, l.env[o.param])
+	}
+	for _, p := range fn.Params {
+		delete(l.env, p)
+	}
+	return result
+}

@@ -1,0 +1,336 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Form names the invariants Verify checks beyond SSA well-formedness.
+type Form uint8
+
+// Forms.
+const (
+	FormAny    Form = iota // any well-formed IR (vectors, Vars allowed)
+	FormScalar             // what the backend receives; see the package doc
+)
+
+// Verify checks the invariants of f and returns an error listing every
+// violation found (nil if none). It never modifies f.
+func Verify(f *Func, form Form) error {
+	v := &verifier{f: f, form: form, visible: map[*Instr]bool{}, placed: map[*Instr]bool{}, ids: map[int]*Instr{},
+		outputs: map[int]bool{}}
+	v.list(f.Body, 0)
+	if len(v.errs) == 0 {
+		return nil
+	}
+	if len(v.errs) > 20 {
+		v.errs = append(v.errs[:20], fmt.Sprintf("... and %d more", len(v.errs)-20))
+	}
+	return fmt.Errorf("ir: %s: invalid IR:\n  %s", f.Name, strings.Join(v.errs, "\n  "))
+}
+
+type verifier struct {
+	f       *Func
+	form    Form
+	visible map[*Instr]bool
+	placed  map[*Instr]bool
+	ids     map[int]*Instr
+	outputs map[int]bool
+	discard bool
+	errs    []string
+}
+
+func (v *verifier) errorf(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Sprintf(format, args...))
+}
+
+func (v *verifier) place(in *Instr) {
+	if v.placed[in] {
+		v.errorf("%%%d placed twice", in.ID)
+	}
+	v.placed[in] = true
+	if o, ok := v.ids[in.ID]; ok && o != in {
+		v.errorf("ID %%%d used by two instructions", in.ID)
+	}
+	v.ids[in.ID] = in
+	if in.ID <= 0 || in.ID >= v.f.NumIDs() {
+		v.errorf("%%%d: ID out of range (NumIDs %d)", in.ID, v.f.NumIDs())
+	}
+}
+
+func (v *verifier) use(user string, a *Instr) {
+	switch {
+	case a == nil:
+		v.errorf("%s: nil operand", user)
+	case !v.visible[a]:
+		v.errorf("%s: uses %%%d which is not defined before it in an enclosing scope", user, a.ID)
+	case a.Type.Width == 0:
+		v.errorf("%s: uses %%%d which has no value", user, a.ID)
+	}
+}
+
+// list checks nodes and returns the values defined at its top level, which
+// stay visible until the caller hides them.
+func (v *verifier) list(nodes []Node, depth int) []*Instr {
+	var defs []*Instr
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case *Block:
+			if n == nil {
+				v.errorf("nil block")
+				continue
+			}
+			for _, in := range n.Instrs {
+				v.place(in)
+				if in.Op == OpPhi {
+					v.errorf("%s: phi inside a block", in)
+				}
+				for _, a := range in.Args {
+					v.use(in.String(), a)
+				}
+				v.instr(in, depth)
+				v.visible[in] = true
+				defs = append(defs, in)
+			}
+		case *If:
+			v.use("if condition", n.Cond)
+			v.isBoolScalar("if condition", n.Cond)
+			thenDefs := v.list(n.Then, depth+1)
+			for _, p := range n.Phis {
+				v.phiShape(p)
+				if len(p.Args) == 2 {
+					v.use(p.String()+" (then arg)", p.Args[0])
+				}
+			}
+			v.hide(thenDefs)
+			elseDefs := v.list(n.Else, depth+1)
+			for _, p := range n.Phis {
+				if len(p.Args) == 2 {
+					v.use(p.String()+" (else arg)", p.Args[1])
+				}
+			}
+			v.hide(elseDefs)
+			for _, p := range n.Phis {
+				v.place(p)
+				v.visible[p] = true
+				defs = append(defs, p)
+			}
+		case *Loop:
+			for _, p := range n.Phis {
+				v.phiShape(p)
+				if len(p.Args) == 2 {
+					v.use(p.String()+" (entry arg)", p.Args[0])
+				}
+			}
+			for _, p := range n.Phis {
+				v.place(p)
+				v.visible[p] = true
+				defs = append(defs, p)
+			}
+			body := v.list(n.Body, depth+1)
+			for _, p := range n.Phis {
+				if len(p.Args) == 2 {
+					v.use(p.String()+" (back-edge arg)", p.Args[1])
+				}
+			}
+			v.use("loop condition", n.Cond)
+			v.isBoolScalar("loop condition", n.Cond)
+			v.hide(body)
+		default:
+			v.errorf("unknown node %T", n)
+		}
+	}
+	return defs
+}
+
+func (v *verifier) hide(defs []*Instr) {
+	for _, d := range defs {
+		delete(v.visible, d)
+	}
+}
+
+func (v *verifier) isBoolScalar(what string, c *Instr) {
+	if c != nil && c.Type != Bool {
+		v.errorf("%s %%%d has type %s, want b32", what, c.ID, c.Type)
+	}
+}
+
+func (v *verifier) phiShape(p *Instr) {
+	if p.Op != OpPhi {
+		v.errorf("%s in a phi list", p)
+		return
+	}
+	if len(p.Args) != 2 {
+		v.errorf("%s: phi needs 2 args", p)
+		return
+	}
+	for _, a := range p.Args {
+		if a != nil && a.Type != p.Type {
+			v.errorf("%s: arg %%%d has type %s", p, a.ID, a.Type)
+		}
+	}
+	if v.form == FormScalar && p.Type.Width != 1 {
+		v.errorf("%s: vector phi in scalar form", p)
+	}
+}
+
+func (v *verifier) instr(in *Instr, depth int) {
+	s := in.String()
+	if in.Op == OpInvalid || in.Op >= numOps {
+		v.errorf("%s: bad op", s)
+		return
+	}
+	if n := in.Op.NumArgs(); n >= 0 && len(in.Args) != n {
+		v.errorf("%s: %d args, want %d", s, len(in.Args), n)
+		return
+	}
+	for _, a := range in.Args {
+		if a == nil {
+			return
+		}
+	}
+	if in.Type.Width > 4 {
+		v.errorf("%s: width %d", s, in.Type.Width)
+	}
+	if v.form == FormScalar {
+		if !in.Op.IsBackend() {
+			v.errorf("%s: op not allowed in scalar form", s)
+		}
+		switch {
+		case in.Op == OpTexture:
+			if in.Type != Vec4 {
+				v.errorf("%s: texture must be vec4", s)
+			}
+		case in.Op == OpExtract:
+			if in.Args[0].Op != OpTexture {
+				v.errorf("%s: extract of a non-texture in scalar form", s)
+			}
+		case in.Type.Width > 1:
+			v.errorf("%s: vector value in scalar form", s)
+		}
+		if in.Op == OpStoreOutput {
+			if depth > 0 {
+				v.errorf("%s: store_output inside control flow", s)
+			}
+			if v.outputs[in.Index] {
+				v.errorf("%s: output %d stored twice", s, in.Index)
+			}
+			v.outputs[in.Index] = true
+		}
+		if in.Op == OpDiscardIf {
+			if depth > 0 || v.discard {
+				v.errorf("%s: discard_if must appear once, at top level", s)
+			}
+			v.discard = true
+		}
+		if in.Op == OpTexture && in.Var != nil {
+			v.errorf("%s: texture still names a variable", s)
+		}
+	}
+	t := in.Type
+	argsAre := func(want Type) {
+		for _, a := range in.Args {
+			if a.Type != want {
+				v.errorf("%s: arg %%%d is %s, want %s", s, a.ID, a.Type, want)
+			}
+		}
+	}
+	switch in.Op {
+	case OpConst:
+		if t.Width == 0 {
+			v.errorf("%s: void constant", s)
+		}
+	case OpFAdd, OpFSub, OpFMul, OpFMin, OpFMax, OpFAbs, OpFNeg, OpFFloor, OpFCeil, OpFTrunc, OpFFract,
+		OpFSign, OpRcp, OpRsq, OpExp2, OpLog2, OpFDdx, OpFDdy:
+		if t.Base != BaseFloat {
+			v.errorf("%s: result must be float", s)
+		}
+		argsAre(t)
+	case OpIAdd, OpISub, OpIMul, OpIShl, OpIShr, OpUShr, OpIAnd, OpIOr, OpIXor, OpINot, OpIMin, OpIMax:
+		if t.Base != BaseInt {
+			v.errorf("%s: result must be int", s)
+		}
+		argsAre(t)
+	case OpBAnd, OpBOr, OpBXor, OpBNot:
+		if t.Base != BaseBool {
+			v.errorf("%s: result must be bool", s)
+		}
+		argsAre(t)
+	case OpFToI:
+		if t.Base != BaseInt {
+			v.errorf("%s: result must be int", s)
+		}
+		argsAre(Vec(BaseFloat, int(t.Width)))
+	case OpIToF:
+		if t.Base != BaseFloat {
+			v.errorf("%s: result must be float", s)
+		}
+		argsAre(Vec(BaseInt, int(t.Width)))
+	case OpFLt, OpFGe, OpFEq, OpFNe, OpILt, OpIGe, OpIEq, OpINe:
+		base := BaseFloat
+		if in.Op >= OpILt {
+			base = BaseInt
+		}
+		if t.Base != BaseBool {
+			v.errorf("%s: comparison result must be bool", s)
+		}
+		argsAre(Vec(base, int(t.Width)))
+	case OpSelect:
+		c := in.Args[0].Type
+		if c.Base != BaseBool || (c.Width != 1 && c.Width != t.Width) {
+			v.errorf("%s: condition must be bool scalar or of the result's width", s)
+		}
+		if in.Args[1].Type != t || in.Args[2].Type != t {
+			v.errorf("%s: operands must have the result type", s)
+		}
+	case OpVec:
+		n := 0
+		for _, a := range in.Args {
+			if a.Type.Base != t.Base {
+				v.errorf("%s: component kind mismatch", s)
+			}
+			n += int(a.Type.Width)
+		}
+		if n != int(t.Width) {
+			v.errorf("%s: %d components, want %d", s, n, t.Width)
+		}
+	case OpExtract:
+		a := in.Args[0].Type
+		if in.Index < 0 || in.Index >= int(a.Width) || t != a.Scalar() {
+			v.errorf("%s: bad extract from %s", s, a)
+		}
+	case OpStoreOutput, OpStoreVar, OpDiscardIf:
+		if t.Width != 0 {
+			v.errorf("%s: has a value", s)
+		}
+		if in.Op == OpDiscardIf {
+			argsAre(Bool)
+			if v.f.Stage != Fragment {
+				v.errorf("%s: discard outside a fragment shader", s)
+			}
+		}
+	case OpLoadStorage:
+		argsAre(Int)
+	case OpTexture:
+		want := 2
+		if in.Tex == TexCube {
+			want = 3
+		}
+		if in.Lod != LodAuto {
+			want++
+		}
+		if len(in.Args) != want {
+			v.errorf("%s: %d args, want %d", s, len(in.Args), want)
+		}
+		argsAre(Float)
+	case OpLoadVar:
+		if in.Var == nil || len(in.Args) > 1 {
+			v.errorf("%s: needs a Var and at most one dynamic offset", s)
+		} else if len(in.Args) == 0 && in.Index+int(t.Width) > in.Var.Components {
+			v.errorf("%s: slots out of range", s)
+		}
+	}
+	if (in.Op == OpStoreVar) && (in.Var == nil || in.Index+int(in.Args[0].Type.Width) > in.Var.Components) {
+		v.errorf("%s: bad variable slot", s)
+	}
+}
