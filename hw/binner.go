@@ -1,0 +1,737 @@
+package hw
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// Binning (docs/hardware.md §4.2): walk the bin CL, run the coordinate
+// shader on the vertices each primitive record uses, assemble, clip-test,
+// cull and append every primitive to the list of each tile it touches.
+
+const (
+	tileSize       = 64 // pixels; 32 with Multisample4x
+	tileSizeMSAA   = 32
+	tileBlockFirst = 256  // initial block of every tile list
+	tileBlockSize  = 4096 // blocks chained from the pool
+	// tileBlockReserve is kept free at the end of every block so the
+	// chaining BRANCH and a following primitive always fit (the "5+14"
+	// of §4.2).
+	tileBlockReserve = 5 + 14
+
+	// maxTilesPerSide bounds WidthInTiles/HeightInTiles: 65535 pixels.
+	maxTilesPerSide = 2048
+	// maxIndices bounds one primitive record's Length; the tris scene's
+	// 3,000,000 is well below it.
+	maxIndices = 1 << 26
+	// maxCLBytes bounds an indirect buffer.
+	maxCLBytes = 64 << 20
+)
+
+// binTile is the binner's write position in one tile list.
+type binTile struct {
+	next, end uint32 // VA of the next byte and of the end of the current block
+	version   uint32 // state version last copied into the list
+}
+
+// binState is the decoded rendering state the binner needs.
+type binState struct {
+	cfgForward, cfgReverse, cfgCW bool
+	pointSize, lineWidth          float32
+	clipL, clipB, clipW, clipH    int
+	clipSet                       bool
+	vpX, vpY                      float32
+	scaleX, scaleY                float32
+	shaderVA                      uint32
+	attrCount                     int
+	haveShader                    bool
+}
+
+type binner struct {
+	g *GPU
+	e *engine
+	m *mmu
+
+	cl   []byte
+	st   binState
+	raw  [256][maxRecordSize]byte
+	have [256]bool
+	// STENCIL_CONFIG is kept per face: front and back may differ.
+	rawStencil  [2][8]byte
+	haveStencil [2]bool
+	stVer       uint32
+
+	configured   bool
+	tilesW       int
+	tilesH       int
+	tsize        int
+	tiles        []binTile
+	tileBase     uint32
+	poolNext     uint32
+	poolEnd      uint32
+	overflowSeen uint64
+	gen          uint64
+
+	sr       shaderRecord
+	programs programCache
+	core     *qpu.Core
+	batch    qpu.Batch
+
+	indices []uint32
+	valid   []bool
+	pos     []float32 // per shaded slot: x, y, z, w, point size
+	dense   bool
+	minIdx  uint32
+
+	clip      clipper
+	primCount uint32
+}
+
+func newBinner(g *GPU, e *engine) *binner {
+	b := &binner{g: g, e: e, m: e.mmu}
+	b.core = qpu.NewCore(e.mmu)
+	b.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
+	b.batch.VPMOut = make([]float32, 256*qpu.Lanes)
+	return b
+}
+
+// run executes the bin CL of size bytes at va.
+func (b *binner) run(va, size uint32, gen uint64) error {
+	if size > maxCLBytes {
+		return clErrorf("bin CL of %d bytes exceeds %d", size, maxCLBytes)
+	}
+	b.gen = gen
+	b.cl = growBytes(b.cl, int(size))
+	if f := b.m.read(va, b.cl); f != nil {
+		return f
+	}
+	b.programs.reset()
+	b.st = binState{pointSize: 1, lineWidth: 1}
+	b.have = [256]bool{}
+	b.haveStencil = [2]bool{}
+	b.stVer = 1
+	b.configured = false
+	g := b.g
+	g.mu.Lock()
+	b.overflowSeen = g.overflow.gen
+	g.mu.Unlock()
+
+	cl := b.cl
+	for off, count := 0, 0; off < len(cl); count++ {
+		op := cl[off]
+		n := int(recordSize[op])
+		if n == 0 {
+			return clErrorf("bin CL offset %d: unknown opcode %d", off, op)
+		}
+		if off+n > len(cl) {
+			return clErrorf("bin CL offset %d: record %d truncated", off, op)
+		}
+		if count&63 == 0 && b.e.aborted(gen) {
+			return errAborted
+		}
+		r := cl[off : off+n]
+		off += n
+		switch op {
+		case opNOP, opStartTileBinning:
+		case opTileBinningMode:
+			if err := b.configure(r); err != nil {
+				return err
+			}
+		case opFlush:
+			return b.flush()
+		case opFlushAllState:
+			b.stVer++
+		case opIndexedPrimitiveList, opVertexArrayPrimitives:
+			if err := b.primitives(r); err != nil {
+				return err
+			}
+		default:
+			if !isTileState(op) {
+				return clErrorf("bin CL offset %d: record %d not allowed in a bin list", off-n, op)
+			}
+			b.setState(r)
+		}
+	}
+	// A list without FLUSH still closes its tile lists.
+	if b.configured {
+		return b.flush()
+	}
+	return nil
+}
+
+func isTileState(op uint8) bool {
+	for _, s := range tileStateOps {
+		if s == op {
+			return true
+		}
+	}
+	return false
+}
+
+func growBytes(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func (b *binner) setState(r []byte) {
+	op := r[0]
+	if op == opStencilConfig {
+		face := r[1] & 3
+		if face != 1 {
+			copy(b.rawStencil[0][:], r)
+			b.haveStencil[0] = true
+		}
+		if face != 0 {
+			copy(b.rawStencil[1][:], r)
+			b.haveStencil[1] = true
+		}
+	} else {
+		copy(b.raw[op][:], r)
+		b.have[op] = true
+	}
+	b.stVer++
+	s := &b.st
+	switch op {
+	case opGLShaderState:
+		s.shaderVA = u32(r, 1)
+		s.attrCount = int(r[5])
+		s.haveShader = true
+	case opConfigurationBits:
+		s.cfgForward, s.cfgReverse, s.cfgCW = bit(r, 8), bit(r, 9), bit(r, 10)
+	case opPointSize:
+		s.pointSize = f32(r, 1)
+	case opLineWidth:
+		s.lineWidth = f32(r, 1)
+	case opClipWindow:
+		s.clipL, s.clipB, s.clipW, s.clipH = int(u16(r, 1)), int(u16(r, 3)), int(u16(r, 5)), int(u16(r, 7))
+		s.clipSet = true
+	case opViewportOffset:
+		s.vpX, s.vpY = f32(r, 1), f32(r, 5)
+	case opClipperXY:
+		s.scaleX, s.scaleY = f32(r, 1), f32(r, 5)
+	}
+}
+
+func (b *binner) configure(r []byte) error {
+	addr, size := u32(r, 1), u32(r, 5)
+	w, h := int(u16(r, 9)), int(u16(r, 11))
+	msaa := bit(r, 104)
+	if w == 0 || h == 0 || w > maxTilesPerSide || h > maxTilesPerSide {
+		return clErrorf("TILE_BINNING_MODE_CONFIGURATION: %d×%d tiles", w, h)
+	}
+	first := uint64(w) * uint64(h) * tileBlockFirst
+	if first > uint64(size) || uint64(addr)+uint64(size) > 1<<32 {
+		return clErrorf("TILE_BINNING_MODE_CONFIGURATION: pool of %d bytes too small for %d tiles", size, w*h)
+	}
+	b.tilesW, b.tilesH = w, h
+	b.tsize = tileSize
+	if msaa {
+		b.tsize = tileSizeMSAA
+	}
+	n := w * h
+	if cap(b.tiles) < n {
+		b.tiles = make([]binTile, n)
+	}
+	b.tiles = b.tiles[:n]
+	for i := range b.tiles {
+		start := addr + uint32(i)*tileBlockFirst
+		b.tiles[i] = binTile{next: start, end: start + tileBlockFirst}
+	}
+	b.tileBase = addr
+	b.poolNext = addr + uint32(first)
+	b.poolEnd = addr + size
+	b.configured = true
+	return nil
+}
+
+// flush closes every tile list with RETURN_FROM_SUB_LIST.
+func (b *binner) flush() error {
+	if !b.configured {
+		return clErrorf("FLUSH before TILE_BINNING_MODE_CONFIGURATION")
+	}
+	ret := [1]byte{opReturnFromSubList}
+	for i := range b.tiles {
+		if err := b.emit(&b.tiles[i], ret[:]); err != nil {
+			return err
+		}
+	}
+	b.configured = false
+	return nil
+}
+
+// emit appends one record to a tile list, chaining a new block when the
+// current one is nearly full.
+func (b *binner) emit(t *binTile, rec []byte) error {
+	if t.end-t.next < uint32(tileBlockReserve+len(rec)) {
+		blk, err := b.allocBlock()
+		if err != nil {
+			return err
+		}
+		var br [5]byte
+		br[0] = opBranch
+		binary.LittleEndian.PutUint32(br[1:], blk)
+		if f := b.m.write(t.next, br[:]); f != nil {
+			return f
+		}
+		t.next, t.end = blk, blk+tileBlockSize
+	}
+	// Fast path: the record lies in one page.
+	if t.next&pageMask+uint32(len(rec)) <= pageSize {
+		pa, f := b.m.translate(t.next, true)
+		if f != nil {
+			return f
+		}
+		copy(b.m.mem[pa:], rec)
+	} else if f := b.m.write(t.next, rec); f != nil {
+		return f
+	}
+	t.next += uint32(len(rec))
+	return nil
+}
+
+// allocBlock takes a 4 KiB block from the pool, waiting for the kernel to
+// provide an overflow pool when it is exhausted.
+func (b *binner) allocBlock() (uint32, error) {
+	for uint64(b.poolNext)+tileBlockSize > uint64(b.poolEnd) {
+		g := b.g
+		g.raise(IntrBinOOM)
+		g.mu.Lock() // lock order: g.mu, then e.mu (inside aborted)
+		for g.overflow.gen == b.overflowSeen && !g.closed.Load() && !b.e.aborted(b.gen) {
+			g.overflowCond.Wait()
+		}
+		b.overflowSeen = g.overflow.gen
+		addr, size := g.overflow.addr, g.overflow.size
+		g.mu.Unlock()
+		if g.closed.Load() || b.e.aborted(b.gen) {
+			return 0, errAborted
+		}
+		b.poolNext, b.poolEnd = addr, addr+size
+		if uint64(addr)+uint64(size) > 1<<32 {
+			b.poolEnd = math.MaxUint32
+		}
+	}
+	blk := b.poolNext
+	b.poolNext += tileBlockSize
+	return blk, nil
+}
+
+// primitives handles INDEXED_PRIMITIVE_LIST and VERTEX_ARRAY_PRIMITIVES.
+func (b *binner) primitives(r []byte) error {
+	if !b.configured {
+		return clErrorf("primitive record before TILE_BINNING_MODE_CONFIGURATION")
+	}
+	if !b.st.haveShader {
+		return clErrorf("primitive record before GL_SHADER_STATE")
+	}
+	var mode, length uint32
+	if r[0] == opIndexedPrimitiveList {
+		mode, length = uint32(r[1]&0xF), u32(r, 2)
+	} else {
+		mode, length = uint32(r[1]), u32(r, 2)
+	}
+	if mode > primTriangleFan {
+		return clErrorf("primitive mode %d", mode)
+	}
+	if length > maxIndices {
+		return clErrorf("primitive record with %d indices (max %d)", length, maxIndices)
+	}
+	if err := loadShaderRecord(b.m, b.st.shaderVA, b.st.attrCount, &b.sr); err != nil {
+		return err
+	}
+	if err := b.fetchIndices(r, int(length)); err != nil {
+		return err
+	}
+	if err := b.shadeVertices(); err != nil {
+		return err
+	}
+	b.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleX))), 1)
+	b.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleY))), 1)
+	return b.assemble(mode)
+}
+
+// Primitive modes (GL order).
+const (
+	primPoints = iota
+	primLines
+	primLineLoop
+	primLineStrip
+	primTriangles
+	primTriangleStrip
+	primTriangleFan
+)
+
+func (b *binner) fetchIndices(r []byte, n int) error {
+	b.indices = b.indices[:0]
+	b.valid = b.valid[:0]
+	if r[0] == opVertexArrayPrimitives {
+		first := u32(r, 6)
+		if uint64(first)+uint64(n) > 1<<32 {
+			return clErrorf("VERTEX_ARRAY_PRIMITIVES FirstIndex %d + Length %d overflows", first, n)
+		}
+		for i := 0; i < n; i++ {
+			b.indices = append(b.indices, first+uint32(i))
+			b.valid = append(b.valid, true)
+		}
+		return nil
+	}
+	typ := r[1] >> 4
+	if typ > 2 {
+		return clErrorf("INDEXED_PRIMITIVE_LIST index type %d", typ)
+	}
+	addr, maxIdx := u32(r, 6), u32(r, 10)
+	esize := uint32(1) << typ
+	for i := 0; i < n; {
+		va := addr + uint32(i)*esize
+		p, f := b.m.page(va, false)
+		if f != nil {
+			return f
+		}
+		if len(p) < int(esize) { // an index straddling pages
+			var tmp [4]byte
+			if f := b.m.read(va, tmp[:esize]); f != nil {
+				return f
+			}
+			p = tmp[:esize]
+		}
+		for ; len(p) >= int(esize) && i < n; i++ {
+			var v uint32
+			switch typ {
+			case 0:
+				v = uint32(p[0])
+			case 1:
+				v = uint32(binary.LittleEndian.Uint16(p))
+			default:
+				v = binary.LittleEndian.Uint32(p)
+			}
+			p = p[esize:]
+			b.indices = append(b.indices, v)
+			b.valid = append(b.valid, v <= maxIdx)
+		}
+	}
+	return nil
+}
+
+// posWords is the per-vertex stride of b.pos.
+const posWords = 5
+
+// shadeVertices runs the coordinate shader on every vertex the indices
+// name. When the index range is compact, vertex v lives in slot v−min and
+// each is shaded once; otherwise slot k belongs to index position k.
+func (b *binner) shadeVertices() error {
+	n := len(b.indices)
+	if n == 0 {
+		return nil
+	}
+	lo, hi := uint32(math.MaxUint32), uint32(0)
+	for i, v := range b.indices {
+		if b.valid[i] {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if lo > hi {
+		return nil
+	}
+	span := uint64(hi-lo) + 1
+	b.dense = span <= 2*uint64(n)+64
+	b.minIdx = lo
+	slots := n
+	if b.dense {
+		slots = int(span)
+	}
+	if cap(b.pos) < slots*posWords {
+		b.pos = make([]float32, slots*posWords)
+	}
+	b.pos = b.pos[:slots*posWords]
+
+	prog, err := b.programs.get(b.m, b.sr.csCode)
+	if err != nil {
+		return err
+	}
+	writesPS := b.sr.flags&shaderFlagWritesPointSize != 0
+	var idx [qpu.Lanes]uint32
+	bt := &b.batch
+	for s := 0; s < slots; s += qpu.Lanes {
+		cnt := min(qpu.Lanes, slots-s)
+		for l := 0; l < qpu.Lanes; l++ {
+			k := s + min(l, cnt-1)
+			if b.dense {
+				idx[l] = lo + uint32(k)
+			} else {
+				idx[l] = b.indices[k]
+				if !b.valid[k] {
+					idx[l] = lo
+				}
+			}
+		}
+		if err := loadAttributes(b.m, &b.sr, idx[:cnt], bt.VPMIn); err != nil {
+			return err
+		}
+		bt.Stage = qpu.StageCoordinate
+		bt.UniformsVA = b.sr.csUniforms
+		bt.QPUNumber = 0
+		bt.LaneMask = uint16(1<<cnt - 1)
+		if err := runShader(b.core, b.m, prog, bt); err != nil {
+			return err
+		}
+		b.g.perf.qpuInstructions.Add(bt.Instructions)
+		b.g.perf.vertices.Add(uint64(cnt))
+		for l := 0; l < cnt; l++ {
+			p := b.pos[(s+l)*posWords:]
+			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]
+			p[4] = b.st.pointSize
+			if writesPS {
+				p[4] = bt.VPMOut[4*16+l]
+			}
+		}
+	}
+	return nil
+}
+
+// slot returns b.pos offset of index position k.
+func (b *binner) slot(k int) []float32 {
+	if b.dense {
+		o := int(b.indices[k]-b.minIdx) * posWords
+		return b.pos[o : o+posWords]
+	}
+	return b.pos[k*posWords : k*posWords+posWords]
+}
+
+// assemble decomposes the primitive record into points, lines and
+// triangles in GL order and bins each.
+func (b *binner) assemble(mode uint32) error {
+	n := len(b.indices)
+	var err error
+	switch mode {
+	case primPoints:
+		for i := 0; i < n && err == nil; i++ {
+			err = b.bin(tilePrimPoint, i, i, i)
+		}
+	case primLines:
+		for i := 0; i+1 < n && err == nil; i += 2 {
+			err = b.bin(tilePrimLine, i, i+1, i+1)
+		}
+	case primLineStrip, primLineLoop:
+		for i := 0; i+1 < n && err == nil; i++ {
+			err = b.bin(tilePrimLine, i, i+1, i+1)
+		}
+		if mode == primLineLoop && n >= 2 && err == nil {
+			err = b.bin(tilePrimLine, n-1, 0, 0)
+		}
+	case primTriangles:
+		for i := 0; i+2 < n && err == nil; i += 3 {
+			err = b.bin(tilePrimTriangle, i, i+1, i+2)
+		}
+	case primTriangleStrip:
+		// Odd triangles swap their first two vertices so every triangle
+		// keeps the strip's winding and its provoking vertex last.
+		for i := 0; i+2 < n && err == nil; i++ {
+			if i&1 == 0 {
+				err = b.bin(tilePrimTriangle, i, i+1, i+2)
+			} else {
+				err = b.bin(tilePrimTriangle, i+1, i, i+2)
+			}
+		}
+	case primTriangleFan:
+		for i := 1; i+1 < n && err == nil; i++ {
+			err = b.bin(tilePrimTriangle, 0, i, i+1)
+		}
+	}
+	return err
+}
+
+// Tile primitive modes.
+const (
+	tilePrimPoint    = 0
+	tilePrimLine     = 1
+	tilePrimTriangle = 2
+)
+
+// bin clip-tests, culls and bins one primitive given by index positions.
+func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
+	if !b.valid[i0] || !b.valid[i1] || !b.valid[i2] {
+		return nil
+	}
+	b.primCount++
+	if b.primCount&1023 == 0 && b.e.aborted(b.gen) {
+		return errAborted
+	}
+	s := &b.st
+	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
+	var pts [3]*[4]float32
+	pts[0], pts[1], pts[2] = (*[4]float32)(p0[:4]), (*[4]float32)(p1[:4]), (*[4]float32)(p2[:4])
+	nv := int(kind) + 1
+	and, or := uint32(0xFF), uint32(0)
+	for k := 0; k < nv; k++ {
+		o := b.clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
+		// Trivial reject against the view volume proper.
+		x, y, w := pts[k][0], pts[k][1], pts[k][3]
+		if x < -w {
+			o |= outLeft
+		}
+		if x > w {
+			o |= outRight
+		}
+		if y < -w {
+			o |= outBottom
+		}
+		if y > w {
+			o |= outTop
+		}
+		and &= o
+		or |= o
+	}
+	// NaN positions are dropped.
+	for k := 0; k < nv; k++ {
+		for c := 0; c < 4; c++ {
+			if pts[k][c] != pts[k][c] {
+				return nil
+			}
+		}
+	}
+	if and != 0 {
+		return nil
+	}
+	var minX, minY, maxX, maxY float32
+	var area float32
+	if or&(outNear|outFar|outW) == 0 {
+		var wx, wy [3]float32
+		for k := 0; k < nv; k++ {
+			inv := 1 / pts[k][3]
+			wx[k] = pts[k][0]*inv*s.scaleX + s.vpX
+			wy[k] = pts[k][1]*inv*s.scaleY + s.vpY
+		}
+		minX, maxX, minY, maxY = wx[0], wx[0], wy[0], wy[0]
+		for k := 1; k < nv; k++ {
+			minX, maxX = min(minX, wx[k]), max(maxX, wx[k])
+			minY, maxY = min(minY, wy[k]), max(maxY, wy[k])
+		}
+		if kind == tilePrimTriangle {
+			area = (wx[1]-wx[0])*(wy[2]-wy[0]) - (wx[2]-wx[0])*(wy[1]-wy[0])
+		}
+	} else {
+		// Clip against near/far/w to bound the visible part.
+		var poly [3]clipVert
+		for k := 0; k < nv; k++ {
+			poly[k].pos = *pts[k]
+		}
+		b.clip.nvary = 0
+		out := b.clip.clip(poly[:nv], outNear|outFar|outW)
+		if len(out) == 0 && kind == tilePrimTriangle {
+			return nil
+		}
+		if kind != tilePrimTriangle && len(out) == 0 {
+			// Points and lines: keep those with any vertex in front.
+			if or&outW != 0 && and&outW != 0 {
+				return nil
+			}
+			for k := 0; k < nv; k++ {
+				poly[k].pos = *pts[k]
+			}
+			out = poly[:nv]
+		}
+		first := true
+		var px0, py0 float32
+		for k := range out {
+			p := &out[k].pos
+			w := max(p[3], wEpsilon)
+			x := p[0]/w*s.scaleX + s.vpX
+			y := p[1]/w*s.scaleY + s.vpY
+			if first {
+				minX, maxX, minY, maxY, px0, py0 = x, x, y, y, x, y
+				first = false
+			} else {
+				minX, maxX = min(minX, x), max(maxX, x)
+				minY, maxY = min(minY, y), max(maxY, y)
+			}
+			if kind == tilePrimTriangle && k >= 2 {
+				q := &out[k-1].pos
+				wq := max(q[3], wEpsilon)
+				x1 := q[0]/wq*s.scaleX + s.vpX
+				y1 := q[1]/wq*s.scaleY + s.vpY
+				area += (x1-px0)*(y-py0) - (x-px0)*(y1-py0)
+			}
+		}
+	}
+	switch kind {
+	case tilePrimTriangle:
+		if area != 0 {
+			front := area > 0
+			if s.cfgCW {
+				front = !front
+			}
+			if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
+				return nil
+			}
+		} else if !s.cfgForward && !s.cfgReverse {
+			return nil
+		}
+		b.g.perf.triangles.Add(1)
+	case tilePrimPoint:
+		r := max(p0[4], 1)/2 + 1
+		minX, maxX, minY, maxY = minX-r, maxX+r, minY-r, maxY+r
+	case tilePrimLine:
+		r := max(s.lineWidth, 1)/2 + 1
+		minX, maxX, minY, maxY = minX-r, maxX+r, minY-r, maxY+r
+	}
+	// Pixel range whose centres may be covered, clipped to the clip window.
+	fx0, fx1 := float64(minX)-1, float64(maxX)+1
+	fy0, fy1 := float64(minY)-1, float64(maxY)+1
+	cl, cb := 0, 0
+	cr, ct := b.tilesW*b.tsize, b.tilesH*b.tsize
+	if s.clipSet {
+		cl, cb = max(cl, s.clipL), max(cb, s.clipB)
+		cr, ct = min(cr, s.clipL+s.clipW), min(ct, s.clipB+s.clipH)
+	}
+	if !(fx1 >= float64(cl) && fx0 < float64(cr) && fy1 >= float64(cb) && fy0 < float64(ct)) {
+		return nil // also rejects NaN bounds
+	}
+	x0, x1 := max(int(math.Max(fx0, float64(cl))), cl), min(int(math.Min(fx1, float64(cr-1))), cr-1)
+	y0, y1 := max(int(math.Max(fy0, float64(cb))), cb), min(int(math.Min(fy1, float64(ct-1))), ct-1)
+	if x0 > x1 || y0 > y1 {
+		return nil
+	}
+	var rec [14]byte
+	rec[0] = opTilePrimitive
+	rec[1] = kind
+	binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
+	binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
+	binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
+	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
+		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
+			t := &b.tiles[ty*b.tilesW+tx]
+			if t.version != b.stVer {
+				if err := b.copyState(t); err != nil {
+					return err
+				}
+			}
+			if err := b.emit(t, rec[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyState writes every state record set so far into a tile list.
+func (b *binner) copyState(t *binTile) error {
+	for f := 0; f < 2; f++ {
+		if b.haveStencil[f] {
+			if err := b.emit(t, b.rawStencil[f][:]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, op := range tileStateOps {
+		if b.have[op] {
+			if err := b.emit(t, b.raw[op][:recordSize[op]]); err != nil {
+				return err
+			}
+		}
+	}
+	t.version = b.stVer
+	return nil
+}

@@ -1,0 +1,300 @@
+package hw
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config fixes a GPU's shape at construction; it is read-only afterwards.
+type Config struct {
+	MemorySize int // bytes of physical memory; default 1 GiB
+	Cores      int // render worker goroutines; default runtime.GOMAXPROCS(0)
+}
+
+// DefaultMemorySize is the arena size used when Config.MemorySize is 0.
+const DefaultMemorySize = 1 << 30
+
+// GPU is one virtual TG GPU. All methods are safe for concurrent use.
+type GPU struct {
+	mem   []byte
+	cores int
+	start time.Time
+
+	mu          sync.Mutex // guards the register state below
+	intrStatus  uint32
+	intrEnable  uint32
+	faultVA     uint32
+	faultCtx    uint32
+	faultStatus uint32
+	overflow    struct {
+		addr, size uint32
+		gen        uint64 // bumped by each BIN_OVERFLOW_SIZE write
+	}
+	overflowCond *sync.Cond
+
+	handler  atomic.Pointer[func()]
+	intrWake chan struct{}
+
+	// memChanged is closed (and replaced) whenever memory that a WAIT_MEM
+	// may watch could have changed; waiters select on it.
+	memMu      sync.Mutex
+	memChanged chan struct{}
+	memWaiters int // WAIT_MEMs in progress; no channel churn without them
+
+	engines [numEngines]*engine
+
+	perf struct {
+		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
+	}
+
+	render *renderer
+
+	quit   chan struct{}
+	closed atomic.Bool
+	wg     sync.WaitGroup
+}
+
+// New builds a GPU and starts its command processors.
+func New(cfg Config) *GPU {
+	if cfg.MemorySize <= 0 {
+		cfg.MemorySize = DefaultMemorySize
+	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = runtime.GOMAXPROCS(0)
+	}
+	g := &GPU{
+		mem:        make([]byte, cfg.MemorySize),
+		cores:      cfg.Cores,
+		start:      time.Now(),
+		intrWake:   make(chan struct{}, 1),
+		memChanged: make(chan struct{}),
+		quit:       make(chan struct{}),
+	}
+	g.overflowCond = sync.NewCond(&g.mu)
+	g.render = newRenderer(g, cfg.Cores)
+	for e := range g.engines {
+		g.engines[e] = newEngine(g, e)
+	}
+	g.wg.Add(1)
+	go g.interruptLoop()
+	for _, e := range g.engines {
+		g.wg.Add(1)
+		go e.run()
+	}
+	return g
+}
+
+// Memory returns the physical arena; PA = index.
+func (g *GPU) Memory() []byte { return g.mem }
+
+// SetInterruptHandler registers h, called on a GPU goroutine whenever an
+// enabled interrupt bit becomes pending.
+func (g *GPU) SetInterruptHandler(h func()) {
+	if h == nil {
+		g.handler.Store(nil)
+		return
+	}
+	g.handler.Store(&h)
+	g.kickInterrupt()
+}
+
+// Close stops every GPU goroutine. The GPU must not be used afterwards.
+func (g *GPU) Close() {
+	if g.closed.Swap(true) {
+		return
+	}
+	close(g.quit)
+	g.mu.Lock()
+	g.overflowCond.Broadcast()
+	g.mu.Unlock()
+	g.notifyMemChanged()
+	g.wg.Wait()
+	g.render.close()
+}
+
+func (g *GPU) timestamp() uint64 { return uint64(time.Since(g.start).Nanoseconds()) }
+
+// raise latches interrupt bits and wakes the interrupt goroutine.
+func (g *GPU) raise(bits uint32) {
+	g.mu.Lock()
+	g.intrStatus |= bits
+	g.mu.Unlock()
+	g.kickInterrupt()
+}
+
+func (g *GPU) kickInterrupt() {
+	select {
+	case g.intrWake <- struct{}{}:
+	default:
+	}
+}
+
+func (g *GPU) interruptLoop() {
+	defer g.wg.Done()
+	for {
+		select {
+		case <-g.quit:
+			return
+		case <-g.intrWake:
+		}
+		g.mu.Lock()
+		pending := g.intrStatus & g.intrEnable
+		g.mu.Unlock()
+		if pending == 0 {
+			continue
+		}
+		if h := g.handler.Load(); h != nil {
+			(*h)()
+		}
+	}
+}
+
+// fault latches a page fault and raises INTR_MMU_FAULT.
+func (g *GPU) fault(f *pageFault) {
+	g.mu.Lock()
+	g.faultVA = f.va
+	g.faultCtx = f.ctx
+	st := uint32(f.engine&0xF) << FaultStatusEngineShift
+	if f.write {
+		st |= FaultStatusWrite
+	}
+	g.faultStatus = st
+	g.intrStatus |= IntrMMUFault
+	g.mu.Unlock()
+	g.kickInterrupt()
+}
+
+// notifyMemChanged wakes every WAIT_MEM waiter so it re-reads memory.
+func (g *GPU) notifyMemChanged() {
+	g.memMu.Lock()
+	if g.memWaiters > 0 {
+		close(g.memChanged)
+		g.memChanged = make(chan struct{})
+	}
+	g.memMu.Unlock()
+}
+
+// memWaitBegin registers a WAIT_MEM waiter and returns the channel that
+// the next notifyMemChanged closes; memWaitEnd unregisters it.
+func (g *GPU) memWaitBegin() <-chan struct{} {
+	g.memMu.Lock()
+	g.memWaiters++
+	c := g.memChanged
+	g.memMu.Unlock()
+	return c
+}
+
+func (g *GPU) memWaitEnd() {
+	g.memMu.Lock()
+	g.memWaiters--
+	g.memMu.Unlock()
+}
+
+// WriteReg writes a register. Writes to read-only registers are ignored.
+func (g *GPU) WriteReg(r Reg, v uint32) {
+	if r >= ringRegBase && r < ringRegBase+numEngines*ringRegStride {
+		e := g.engines[(r-ringRegBase)/ringRegStride]
+		e.writeReg((r-ringRegBase)%ringRegStride, v)
+		// The kernel often updates a semaphore from the CPU and then rings
+		// a doorbell; let waiters look again.
+		g.notifyMemChanged()
+		return
+	}
+	switch r {
+	case RegIntrAck:
+		g.mu.Lock()
+		g.intrStatus &^= v
+		g.mu.Unlock()
+	case RegIntrEnable:
+		g.mu.Lock()
+		g.intrEnable = v
+		g.mu.Unlock()
+		g.kickInterrupt()
+	case RegBinOverflowAddr:
+		g.mu.Lock()
+		g.overflow.addr = v
+		g.mu.Unlock()
+	case RegBinOverflowSize:
+		g.mu.Lock()
+		g.overflow.size = v
+		g.overflow.gen++
+		g.overflowCond.Broadcast()
+		g.mu.Unlock()
+	case RegReset:
+		for e := range g.engines {
+			if v&(1<<e) != 0 {
+				g.engines[e].reset()
+			}
+		}
+		g.mu.Lock()
+		g.overflowCond.Broadcast()
+		g.mu.Unlock()
+		g.notifyMemChanged()
+	}
+}
+
+// ReadReg reads a register; unknown registers read as 0.
+func (g *GPU) ReadReg(r Reg) uint32 {
+	if r >= ringRegBase && r < ringRegBase+numEngines*ringRegStride {
+		e := g.engines[(r-ringRegBase)/ringRegStride]
+		return e.readReg((r - ringRegBase) % ringRegStride)
+	}
+	lo := func(c *atomic.Uint64) uint32 { return uint32(c.Load()) }
+	hi := func(c *atomic.Uint64) uint32 { return uint32(c.Load() >> 32) }
+	switch r {
+	case RegIntrStatus:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.intrStatus
+	case RegIntrEnable:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.intrEnable
+	case RegMMUFaultVA:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.faultVA
+	case RegMMUFaultCtx:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.faultCtx
+	case RegMMUFaultStatus:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.faultStatus
+	case RegTimestampLo:
+		return uint32(g.timestamp())
+	case RegTimestampHi:
+		return uint32(g.timestamp() >> 32)
+	case RegPerfQPUInstructions:
+		return lo(&g.perf.qpuInstructions)
+	case RegPerfQPUInstructionsHi:
+		return hi(&g.perf.qpuInstructions)
+	case RegPerfTriangles:
+		return lo(&g.perf.triangles)
+	case RegPerfTrianglesHi:
+		return hi(&g.perf.triangles)
+	case RegPerfTiles:
+		return lo(&g.perf.tiles)
+	case RegPerfTilesHi:
+		return hi(&g.perf.tiles)
+	case RegPerfFragments:
+		return lo(&g.perf.fragments)
+	case RegPerfFragmentsHi:
+		return hi(&g.perf.fragments)
+	case RegPerfVertices:
+		return lo(&g.perf.vertices)
+	case RegPerfVerticesHi:
+		return hi(&g.perf.vertices)
+	case RegNumCores:
+		return uint32(g.cores)
+	case RegNumQPUs:
+		return uint32(g.numQPUs())
+	}
+	return 0
+}
+
+// numQPUs: one binner thread slot plus one per render worker.
+func (g *GPU) numQPUs() int { return g.cores + 1 }

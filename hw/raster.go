@@ -1,0 +1,521 @@
+package hw
+
+import (
+	"math"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// Rasterisation. Window coordinates are snapped to 8-bit sub-pixel fixed
+// point (1/256 pixel, as llvmpipe does); coverage is decided exactly with
+// integer edge functions evaluated at pixel centres (x+0.5, y+0.5), so two
+// triangles sharing an edge cover each pixel exactly once. A centre lying
+// exactly on an edge belongs to the triangle when the edge is a left or a
+// bottom edge in GL window coordinates (y up). That is Gallium's top-left
+// rule seen through a y-up render target, which is what Mesa's llvmpipe
+// applies to framebuffer objects, so edge pixels match the reference. For a
+// counter-clockwise triangle a left edge runs downwards and a bottom edge
+// runs left to right. Interpolation uses float64 plane equations built
+// from the snapped vertices; varyings are perspective-correct (v/w and 1/w
+// are affine in screen space).
+//
+// Coordinates are bounded by the clipper's guard band (2^20 pixels, so
+// |X| < 2^29 in fixed point) which keeps every edge-function product below
+// 2^59 and inside int64.
+
+const subPixelBits = 8
+const subPixelOne = 1 << subPixelBits
+
+// winVert is a vertex in window space ready for setup.
+type winVert struct {
+	x, y float64 // window position (snapped)
+	X, Y int64   // fixed point
+	z    float64 // window depth
+	iw   float64 // 1/w_clip
+	vary []float32
+}
+
+// interp holds the plane equations of the primitive being rasterised.
+type interp struct {
+	ax, ay         float64
+	z, zdx, zdy    float64
+	iw, iwdx, iwdy float64
+	v, vdx, vdy    [maxVaryings]float64
+	zoff           float64
+	front          bool
+	point          bool
+	pcx, pcy, pinv float64 // point centre and 1/size
+}
+
+// rasterState is per-segment derived state.
+type rasterState struct {
+	// scissor ∩ tile ∩ framebuffer, window pixels, [x0,x1)×[y0,y1)
+	x0, y0, x1, y1 int
+	nvary          int
+	flat           uint32
+	earlyZ         bool
+	I              interp
+	verts          [4]winVert
+	// clipping scratch, kept here so nothing escapes per primitive
+	poly     [3]clipVert
+	lineA    clipVert
+	lineB    clipVert
+	flatCopy [maxVaryings]float32
+}
+
+func (w *worker) setupRaster() {
+	s := &w.st
+	r := &w.ras
+	r.x0, r.y0 = max(w.x0, s.clipL), max(w.y0, s.clipB)
+	r.x1, r.y1 = min(w.x1, s.clipR), min(w.y1, s.clipT)
+	r.nvary = w.sr.numVaryings
+	r.flat = s.flat
+	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
+	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
+	w.clip.nvary = r.nvary
+	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil &&
+		w.sr.flags&shaderFlagDiscardsOrZ == 0 &&
+		(s.depthFunc == 0 || s.depthFunc == 1 || s.depthFunc == 3 || s.depthFunc == 4 || s.depthFunc == 6)
+}
+
+// toWindow projects a clip-space position.
+func (w *worker) toWindow(p *[4]float32, vary []float32, out *winVert) {
+	s := &w.st
+	iw := 1 / float64(p[3])
+	x := float64(p[0])*iw*float64(s.scaleX) + float64(s.vpX)
+	y := float64(p[1])*iw*float64(s.scaleY) + float64(s.vpY)
+	out.X = int64(math.Round(x * subPixelOne))
+	out.Y = int64(math.Round(y * subPixelOne))
+	out.x = float64(out.X) / subPixelOne
+	out.y = float64(out.Y) / subPixelOne
+	out.z = float64(p[2])*iw*float64(s.zScale) + float64(s.zOffset)
+	out.iw = iw
+	out.vary = vary
+}
+
+func (w *worker) vertex(slot uint16) ([]float32, *[4]float32) {
+	o := w.vout[int(slot)*w.vstride : int(slot+1)*w.vstride]
+	return o, (*[4]float32)(o[:4])
+}
+
+func hasNaN(p *[4]float32) bool {
+	return p[0] != p[0] || p[1] != p[1] || p[2] != p[2] || p[3] != p[3]
+}
+
+func (w *worker) drawPrim(p *segPrim) error {
+	r := &w.ras
+	if r.x0 >= r.x1 || r.y0 >= r.y1 {
+		return nil
+	}
+	switch p.kind {
+	case tilePrimTriangle:
+		return w.drawTriangle(p)
+	case tilePrimLine:
+		return w.drawLine(p)
+	default:
+		return w.drawPoint(p)
+	}
+}
+
+func (w *worker) drawTriangle(p *segPrim) error {
+	r := &w.ras
+	var o [3][]float32
+	var pos [3]*[4]float32
+	and, or := ^uint32(0), uint32(0)
+	for k := 0; k < 3; k++ {
+		o[k], pos[k] = w.vertex(p.slot[k])
+		if hasNaN(pos[k]) {
+			return nil
+		}
+		c := w.clip.outcode(pos[k])
+		and &= c
+		or |= c
+	}
+	if and != 0 {
+		return nil
+	}
+	nv := r.nvary
+	flat := o[2][5 : 5+nv] // provoking vertex: the last
+	if or == 0 {
+		for k := 0; k < 3; k++ {
+			w.toWindow(pos[k], o[k][5:5+nv], &r.verts[k])
+		}
+		return w.rasterTri(&r.verts[0], &r.verts[1], &r.verts[2], flat, false)
+	}
+	poly := &r.poly
+	for k := 0; k < 3; k++ {
+		poly[k].pos = *pos[k]
+		copy(poly[k].v[:nv], o[k][5:5+nv])
+	}
+	out := w.clip.clip(poly[:], or)
+	if len(out) < 3 {
+		return nil
+	}
+	// Keep flat values: the clipper may overwrite its own buffers.
+	flatCopy := &r.flatCopy
+	copy(flatCopy[:nv], flat)
+	w.toWindow(&out[0].pos, out[0].v[:nv], &r.verts[0])
+	for k := 1; k+1 < len(out); k++ {
+		w.toWindow(&out[k].pos, out[k].v[:nv], &r.verts[1])
+		w.toWindow(&out[k+1].pos, out[k+1].v[:nv], &r.verts[2])
+		if err := w.rasterTri(&r.verts[0], &r.verts[1], &r.verts[2], flatCopy[:nv], false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rasterTri rasterises one window-space triangle. line is set for the
+// halves of a wide line: never culled, always front facing.
+func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
+	s := &w.st
+	r := &w.ras
+	area := (b.X-a.X)*(c.Y-a.Y) - (c.X-a.X)*(b.Y-a.Y)
+	if area == 0 {
+		return nil
+	}
+	front := true
+	if !line {
+		front = area > 0
+		if s.cfgCW {
+			front = !front
+		}
+		if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
+			return nil
+		}
+	}
+	if area < 0 {
+		b, c = c, b
+		area = -area
+	}
+	// Pixel bounds: centres px*256+128 within the vertex bounds.
+	minX, maxX := min(a.X, b.X, c.X), max(a.X, b.X, c.X)
+	minY, maxY := min(a.Y, b.Y, c.Y), max(a.Y, b.Y, c.Y)
+	px0 := max(int(ceilDiv(minX-subPixelOne/2, subPixelOne)), r.x0)
+	px1 := min(int(floorDiv(maxX-subPixelOne/2, subPixelOne))+1, r.x1)
+	py0 := max(int(ceilDiv(minY-subPixelOne/2, subPixelOne)), r.y0)
+	py1 := min(int(floorDiv(maxY-subPixelOne/2, subPixelOne))+1, r.y1)
+	if px0 >= px1 || py0 >= py1 {
+		return nil
+	}
+
+	// Plane equations relative to a.
+	I := &r.I
+	dx1, dy1 := b.x-a.x, b.y-a.y
+	dx2, dy2 := c.x-a.x, c.y-a.y
+	det := dx1*dy2 - dx2*dy1
+	inv := 1 / det
+	plane := func(qa, qb, qc float64) (float64, float64) {
+		d1, d2 := qb-qa, qc-qa
+		return (d1*dy2 - d2*dy1) * inv, (d2*dx1 - d1*dx2) * inv
+	}
+	I.ax, I.ay = a.x, a.y
+	I.z = a.z
+	I.zdx, I.zdy = plane(a.z, b.z, c.z)
+	I.iw = a.iw
+	I.iwdx, I.iwdy = plane(a.iw, b.iw, c.iw)
+	for k := 0; k < r.nvary; k++ {
+		if r.flat&(1<<k) != 0 && k < 32 {
+			v := float64(flat[k])
+			// Flat: v·(1/w) / (1/w) = v at every pixel.
+			I.v[k], I.vdx[k], I.vdy[k] = v*a.iw, v*I.iwdx, v*I.iwdy
+			continue
+		}
+		qa, qb, qc := float64(a.vary[k])*a.iw, float64(b.vary[k])*b.iw, float64(c.vary[k])*c.iw
+		I.v[k] = qa
+		I.vdx[k], I.vdy[k] = plane(qa, qb, qc)
+	}
+	I.zoff = 0
+	if s.depthOffset && !line {
+		I.zoff = float64(s.offFactor)*math.Max(math.Abs(I.zdx), math.Abs(I.zdy)) + float64(s.offUnits)/(1<<24)
+	}
+	I.front = front
+	I.point = false
+
+	// Edge functions, biased so "inside" is E >= 0 under the fill rule.
+	var e0, e1, e2 edge
+	e0.setup(b, c)
+	e1.setup(c, a)
+	e2.setup(a, b)
+
+	// Walk 2×2 quads from the even-aligned corner.
+	qx0, qy0 := px0&^1, py0&^1
+	cx := int64(qx0)*subPixelOne + subPixelOne/2
+	cy := int64(qy0)*subPixelOne + subPixelOne/2
+	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
+	for y := qy0; y < py1; y += 2 {
+		f0, f1, f2 := r0, r1, r2
+		for x := qx0; x < px1; x += 2 {
+			var mask uint16
+			// lane 0 (x,y) 1 (x+1,y) 2 (x,y+1) 3 (x+1,y+1)
+			if f0|f1|f2 >= 0 {
+				mask |= 1
+			}
+			g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
+			if g0|g1|g2 >= 0 {
+				mask |= 2
+			}
+			if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
+				mask |= 4
+			}
+			if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
+				mask |= 8
+			}
+			if mask != 0 {
+				mask &= rectMask(x, y, px0, py0, px1, py1)
+				if mask != 0 {
+					if err := w.emitQuad(x, y, mask); err != nil {
+						return err
+					}
+				}
+			}
+			f0, f1, f2 = g0+e0.sx, g1+e1.sx, g2+e2.sx
+		}
+		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
+	}
+	return nil
+}
+
+// rectMask keeps the lanes of quad (x,y) inside [x0,x1)×[y0,y1).
+func rectMask(x, y, x0, y0, x1, y1 int) uint16 {
+	m := uint16(0xF)
+	if x < x0 {
+		m &^= 0b0101
+	}
+	if x+1 >= x1 {
+		m &^= 0b1010
+	}
+	if y < y0 {
+		m &^= 0b0011
+	}
+	if y+1 >= y1 {
+		m &^= 0b1100
+	}
+	return m
+}
+
+// edge is one integer edge function E(P) = (Xb−Xa)(Py−Ya) − (Yb−Ya)(Px−Xa),
+// minus one unless the edge is a left or bottom edge, so that coverage is
+// E >= 0.
+type edge struct {
+	xa, ya, dx, dy int64
+	bias           int64
+	sx, sy         int64 // change per pixel step in x and in y
+}
+
+func (e *edge) setup(a, b *winVert) {
+	e.xa, e.ya = a.X, a.Y
+	e.dx, e.dy = b.X-a.X, b.Y-a.Y
+	owns := e.dy < 0 || (e.dy == 0 && e.dx > 0) // left or bottom edge
+	e.bias = -1
+	if owns {
+		e.bias = 0
+	}
+	e.sx = -e.dy * subPixelOne
+	e.sy = e.dx * subPixelOne
+}
+
+func (e *edge) at(px, py int64) int64 {
+	return e.dx*(py-e.ya) - e.dy*(px-e.xa) + e.bias
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
+
+// drawPoint rasterises a point sprite centred on its vertex.
+func (w *worker) drawPoint(p *segPrim) error {
+	r := &w.ras
+	o, pos := w.vertex(p.slot[0])
+	if hasNaN(pos) || w.clip.outcode(pos)&(outNear|outFar|outW) != 0 {
+		return nil
+	}
+	nv := r.nvary
+	var v winVert
+	w.toWindow(pos, o[5:5+nv], &v)
+	size := float64(o[4])
+	if !(size >= 1) {
+		size = 1
+	}
+	h := size / 2
+	px0 := max(int(math.Ceil(v.x-h-0.5)), r.x0)
+	px1 := min(int(math.Ceil(v.x+h-0.5)), r.x1)
+	py0 := max(int(math.Ceil(v.y-h-0.5)), r.y0)
+	py1 := min(int(math.Ceil(v.y+h-0.5)), r.y1)
+	if px0 >= px1 || py0 >= py1 {
+		return nil
+	}
+	I := &r.I
+	I.ax, I.ay = v.x, v.y
+	I.z, I.zdx, I.zdy = v.z, 0, 0
+	I.iw, I.iwdx, I.iwdy = v.iw, 0, 0
+	for k := 0; k < nv; k++ {
+		I.v[k], I.vdx[k], I.vdy[k] = float64(v.vary[k])*v.iw, 0, 0
+	}
+	I.zoff = 0
+	I.front = true
+	I.point = true
+	I.pcx, I.pcy, I.pinv = v.x, v.y, 1/size
+	for y := py0 &^ 1; y < py1; y += 2 {
+		for x := px0 &^ 1; x < px1; x += 2 {
+			if m := rectMask(x, y, px0, py0, px1, py1); m != 0 {
+				if err := w.emitQuad(x, y, m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// drawLine rasterises a line of LINE_WIDTH as a parallelogram: the segment
+// widened by width/2 along the minor axis (y for x-major lines, x for
+// y-major ones), the GL "non-antialiased wide line" shape, without end
+// extension. It is drawn as two triangles that share the diagonal, so
+// the fill rule covers each pixel once.
+func (w *worker) drawLine(p *segPrim) error {
+	r := &w.ras
+	nv := r.nvary
+	o0, pos0 := w.vertex(p.slot[0])
+	o1, pos1 := w.vertex(p.slot[1])
+	if hasNaN(pos0) || hasNaN(pos1) {
+		return nil
+	}
+	c0, c1 := w.clip.outcode(pos0), w.clip.outcode(pos1)
+	if c0&c1 != 0 {
+		return nil
+	}
+	a, b := &r.lineA, &r.lineB
+	a.pos, b.pos = *pos0, *pos1
+	copy(a.v[:nv], o0[5:5+nv])
+	copy(b.v[:nv], o1[5:5+nv])
+	if c0|c1 != 0 {
+		t0, t1 := float32(0), float32(1)
+		for plane := uint32(1); plane <= outTop; plane <<= 1 {
+			if (c0|c1)&plane == 0 {
+				continue
+			}
+			d0, d1 := w.clip.dist(plane, pos0), w.clip.dist(plane, pos1)
+			if d0 < 0 && d1 < 0 {
+				return nil
+			}
+			t := d0 / (d0 - d1)
+			if d0 < 0 {
+				t0 = max(t0, t)
+			} else if d1 < 0 {
+				t1 = min(t1, t)
+			}
+		}
+		if t0 >= t1 {
+			return nil
+		}
+		lerp := func(dst *clipVert, t float32) {
+			for k := 0; k < 4; k++ {
+				dst.pos[k] = pos0[k] + t*(pos1[k]-pos0[k])
+			}
+			for k := 0; k < nv; k++ {
+				dst.v[k] = o0[5+k] + t*(o1[5+k]-o0[5+k])
+			}
+		}
+		lerp(a, t0)
+		lerp(b, t1)
+	}
+	flat := &r.flatCopy
+	copy(flat[:nv], o1[5:5+nv]) // provoking vertex: the last
+	var wa, wb winVert
+	w.toWindow(&a.pos, a.v[:nv], &wa)
+	w.toWindow(&b.pos, b.v[:nv], &wb)
+	width := float64(w.st.lineWidth)
+	if !(width >= 1) {
+		width = 1
+	}
+	var ox, oy float64
+	if math.Abs(wb.x-wa.x) >= math.Abs(wb.y-wa.y) {
+		oy = width / 2
+	} else {
+		ox = width / 2
+	}
+	q := &r.verts
+	mk := func(dst *winVert, src *winVert, sx, sy float64) {
+		*dst = *src
+		dst.X = int64(math.Round((src.x + sx) * subPixelOne))
+		dst.Y = int64(math.Round((src.y + sy) * subPixelOne))
+		dst.x, dst.y = float64(dst.X)/subPixelOne, float64(dst.Y)/subPixelOne
+	}
+	mk(&q[0], &wa, -ox, -oy)
+	mk(&q[1], &wb, -ox, -oy)
+	mk(&q[2], &wb, ox, oy)
+	mk(&q[3], &wa, ox, oy)
+	if err := w.rasterTri(&q[0], &q[1], &q[2], flat[:nv], true); err != nil {
+		return err
+	}
+	return w.rasterTri(&q[0], &q[2], &q[3], flat[:nv], true)
+}
+
+// emitQuad adds a 2×2 quad at window (x,y) with coverage mask to the
+// fragment batch, computing every lane's inputs (uncovered lanes too: the
+// shader's derivatives need the whole quad).
+func (w *worker) emitQuad(x, y int, mask uint16) error {
+	r := &w.ras
+	if r.earlyZ {
+		mask = w.earlyDepth(x, y, mask)
+		if mask == 0 {
+			return nil
+		}
+	}
+	fb := &w.frag
+	bt := &w.batch
+	I := &r.I
+	base := fb.n * 4
+	// Evaluate the planes at lane 0 and step to the other three lanes.
+	fx := float64(x) + 0.5 - I.ax
+	fy := float64(y) + 0.5 - I.ay
+	iw0 := I.iw + I.iwdx*fx + I.iwdy*fy
+	z0 := I.z + I.zdx*fx + I.zdy*fy
+	iws := [4]float64{iw0, iw0 + I.iwdx, iw0 + I.iwdy, iw0 + I.iwdx + I.iwdy}
+	zs := [4]float64{z0, z0 + I.zdx, z0 + I.zdy, z0 + I.zdx + I.zdy}
+	var rw [4]float64
+	front := uint32(0)
+	if I.front {
+		front = 1
+	}
+	for l := 0; l < 4; l++ {
+		lane := base + l
+		px, py := x+(l&1), y+(l>>1)
+		rw[l] = 1 / iws[l]
+		bt.FragX[lane] = float32(px) + 0.5
+		bt.FragY[lane] = float32(py) + 0.5
+		bt.FragZ[lane] = float32(zs[l])
+		bt.FragW[lane] = float32(iws[l])
+		bt.FrontFacing[lane] = front
+		if I.point {
+			bt.PointS[lane] = float32(0.5 + (float64(px)+0.5-I.pcx)*I.pinv)
+			bt.PointT[lane] = float32(0.5 - (float64(py)+0.5-I.pcy)*I.pinv)
+		} else {
+			bt.PointS[lane], bt.PointT[lane] = 0, 0
+		}
+		fb.px[lane], fb.py[lane] = int32(px), int32(py)
+		fb.z[lane] = zs[l] + I.zoff
+	}
+	for k := 0; k < r.nvary; k++ {
+		q := I.v[k] + I.vdx[k]*fx + I.vdy[k]*fy
+		dx, dy := I.vdx[k], I.vdy[k]
+		vb := bt.Varyings[k*qpu.Lanes+base : k*qpu.Lanes+base+4]
+		vb[0] = float32(q * rw[0])
+		vb[1] = float32((q + dx) * rw[1])
+		vb[2] = float32((q + dy) * rw[2])
+		vb[3] = float32((q + dx + dy) * rw[3])
+	}
+	fb.mask |= mask << base
+	fb.n++
+	if fb.n == 4 {
+		return w.flushFragments()
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package hw
+
+// Reg is the offset of a 32-bit GPU register (docs/hardware.md §2).
+type Reg uint32
+
+// Engines. Each engine has one ring and one command processor.
+const (
+	EngineBin    = 0
+	EngineRender = 1
+	numEngines   = 2
+)
+
+// Per-engine ring registers live at 0x100 + engine·0x10.
+const (
+	ringRegBase   Reg = 0x100
+	ringRegStride Reg = 0x10
+)
+
+// RegRingBase is the PA of engine e's ring (page aligned).
+func RegRingBase(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x0 }
+
+// RegRingSize is engine e's ring size in bytes (power of two, ≥ 4096).
+func RegRingSize(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x4 }
+
+// RegRingRptr is engine e's read pointer (byte offset), read only.
+func RegRingRptr(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x8 }
+
+// RegRingWptr is engine e's write pointer; writing it rings the doorbell.
+func RegRingWptr(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0xC }
+
+// Global registers.
+const (
+	RegIntrStatus Reg = 0x200 // R: pending interrupt bits
+	RegIntrAck    Reg = 0x204 // W: write 1s to clear
+	RegIntrEnable Reg = 0x208 // RW: mask
+
+	RegMMUFaultVA     Reg = 0x300 // R: VA of the last fault
+	RegMMUFaultCtx    Reg = 0x304 // R: context id of the last fault
+	RegMMUFaultStatus Reg = 0x308 // R: bit 0 write, bits 8..11 engine
+
+	RegBinOverflowAddr Reg = 0x400 // W: VA of a new tile-allocation pool
+	RegBinOverflowSize Reg = 0x404 // W: its size; writing it releases a binner waiting on BIN_OOM
+
+	RegTimestampLo Reg = 0x500 // R: free-running nanosecond counter, low word
+	RegTimestampHi Reg = 0x504 // R: high word
+
+	RegPerfQPUInstructions   Reg = 0x600
+	RegPerfQPUInstructionsHi Reg = 0x604
+	RegPerfTriangles         Reg = 0x608
+	RegPerfTrianglesHi       Reg = 0x60C
+	RegPerfTiles             Reg = 0x610
+	RegPerfTilesHi           Reg = 0x614
+	RegPerfFragments         Reg = 0x618
+	RegPerfFragmentsHi       Reg = 0x61C
+	RegPerfVertices          Reg = 0x620
+	RegPerfVerticesHi        Reg = 0x624
+
+	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
+	RegNumCores Reg = 0x800 // R: render worker cores
+	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)
+)
+
+// Interrupt bits of INTR_STATUS / INTR_ACK / INTR_ENABLE.
+const (
+	IntrEvent    uint32 = 1 << 0 // EVENT_WRITE with the IRQ flag
+	IntrMMUFault uint32 = 1 << 1 // page fault, see MMU_FAULT_*
+	IntrBinOOM   uint32 = 1 << 2 // binner waits for BIN_OVERFLOW_ADDR/SIZE
+	IntrCLError  uint32 = 1 << 3 // malformed ring packet or control list
+)
+
+// MMU_FAULT_STATUS fields.
+const (
+	FaultStatusWrite       uint32 = 1 << 0
+	FaultStatusEngineShift        = 8
+)
+
+// Ring packet opcodes (docs/hardware.md §3).
+const (
+	PktNOP            = 0x10
+	PktSetContext     = 0x11
+	PktIndirectBuffer = 0x12
+	PktEventWrite     = 0x13
+	PktWaitMem        = 0x14
+	PktSignal         = 0x15
+)
+
+// PacketHeader builds a type-7 ring packet header.
+func PacketHeader(opcode uint8, payloadWords uint16) uint32 {
+	return 0x7<<28 | uint32(opcode)<<16 | uint32(payloadWords)
+}

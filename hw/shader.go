@@ -1,0 +1,154 @@
+package hw
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"sync"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// programCache holds predecoded shader programs for one job. The kernel
+// may reuse code memory between jobs, so caches are emptied at job start;
+// within a job code memory is immutable.
+type programCache struct {
+	mu sync.Mutex
+	m  map[uint32]*qpu.Program
+}
+
+func (c *programCache) reset() {
+	c.mu.Lock()
+	clear(c.m)
+	c.mu.Unlock()
+}
+
+// get returns the program at pc, decoding it through m on a miss.
+func (c *programCache) get(m *mmu, pc uint32) (*qpu.Program, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.m[pc]; ok {
+		return p, nil
+	}
+	p, err := qpu.Load(func(va uint32) (uint64, bool) {
+		lo, f := m.read32(va)
+		if f != nil {
+			return 0, false
+		}
+		hi, f := m.read32(va + 4)
+		if f != nil {
+			return 0, false
+		}
+		return uint64(hi)<<32 | uint64(lo), true
+	}, pc)
+	if err != nil {
+		if m.faulted {
+			f := m.fault
+			return nil, &f
+		}
+		return nil, clErrorf("shader at %#x: %v", pc, err)
+	}
+	if c.m == nil {
+		c.m = make(map[uint32]*qpu.Program)
+	}
+	c.m[pc] = p
+	return p, nil
+}
+
+// runShader runs one batch and turns a failure into a fault or CL error.
+func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
+	m.faulted = false
+	err := core.Run(p, b)
+	if err == nil {
+		return nil
+	}
+	if m.faulted {
+		f := m.fault
+		return &f
+	}
+	var qf *qpu.Fault
+	if errors.As(err, &qf) {
+		return &pageFault{va: qf.VA, ctx: m.ctx, engine: m.engine, write: qf.Write}
+	}
+	return clErrorf("shader: %v", err)
+}
+
+// vpmInWords is the size of a vertex's VPM input: VPMOffset is a u8 and an
+// attribute spans 4 words.
+const vpmInWords = 256 + 4
+
+// loadAttributes fills the VPM input of lanes 0..len(idx)-1 with the
+// converted attributes of vertices idx (docs/hardware.md §6.1).
+func loadAttributes(m *mmu, sr *shaderRecord, idx []uint32, vpm []float32) error {
+	var elem [16]byte
+	for a := 0; a < sr.numAttrs; a++ {
+		at := &sr.attrs[a]
+		size := uint32(at.components) * attrTypeSize[at.typ]
+		base := at.vpmOffset * 16
+		for lane, v := range idx {
+			off := uint64(v) * uint64(at.stride)
+			if off+uint64(size) > uint64(at.maxOffset) || uint64(at.address)+off > math.MaxUint32 {
+				return clErrorf("attribute %d of vertex %d beyond MaxOffset %d", a, v, at.maxOffset)
+			}
+			va := at.address + uint32(off)
+			var src []byte
+			if va&pageMask+size <= pageSize {
+				pa, f := m.translate(va, false)
+				if f != nil {
+					return f
+				}
+				src = m.mem[pa : pa+size]
+			} else {
+				if f := m.read(va, elem[:size]); f != nil {
+					return f
+				}
+				src = elem[:size]
+			}
+			for c := 0; c < 4; c++ {
+				var x float32
+				if c < at.components {
+					x = convertAttr(src, c, at.typ, at.normalized)
+				} else if c == 3 {
+					x = 1
+				}
+				vpm[base+c*16+lane] = x
+			}
+		}
+	}
+	return nil
+}
+
+var attrTypeSize = [8]uint32{4, 1, 1, 2, 2, 4, 0, 0}
+
+func convertAttr(b []byte, c int, typ uint32, norm bool) float32 {
+	switch typ {
+	case 0:
+		return math.Float32frombits(binary.LittleEndian.Uint32(b[c*4:]))
+	case 1:
+		v := float32(int8(b[c]))
+		if norm {
+			return max(v/127, -1)
+		}
+		return v
+	case 2:
+		v := float32(b[c])
+		if norm {
+			return v / 255
+		}
+		return v
+	case 3:
+		v := float32(int16(binary.LittleEndian.Uint16(b[c*2:])))
+		if norm {
+			return max(v/32767, -1)
+		}
+		return v
+	case 4:
+		v := float32(binary.LittleEndian.Uint16(b[c*2:]))
+		if norm {
+			return v / 65535
+		}
+		return v
+	default: // FIXED 16.16
+		return float32(int32(binary.LittleEndian.Uint32(b[c*4:]))) / 65536
+	}
+}

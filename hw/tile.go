@@ -1,0 +1,421 @@
+package hw
+
+import (
+	"sync/atomic"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// Per-tile work of one render worker: walk the tile list, shade the
+// vertices of each run of primitives that share state, rasterise, shade
+// fragments and resolve them in the tile buffer.
+
+const (
+	maxTileSize = 64
+	tilePixels  = maxTileSize * maxTileSize
+
+	// segment limits: the vertex shader runs once per unique vertex of a
+	// segment; 1024 vertices keeps the dedupe table at ≤25% load.
+	segMaxVerts = 1024
+	segMaxPrims = 1024
+	dedupeSize  = 4096
+
+	// maxTileRecords bounds one tile's list walk so a BRANCH loop ends in
+	// CL_ERROR instead of a hang.
+	maxTileRecords = 1 << 24
+)
+
+type stencilFace struct {
+	fn, ref, vmask, wmask uint32
+	sfail, zfail, zpass   uint32
+}
+
+// renderState is the decoded tile-list state.
+type renderState struct {
+	shaderVA   uint32
+	attrCount  int
+	haveShader bool
+
+	cfgForward, cfgReverse, cfgCW bool
+	depthOffset, depthTest        bool
+	depthFunc                     uint32
+	zUpdates, earlyZ, stencil     bool
+
+	flat                 uint32
+	pointSize, lineWidth float32
+	offFactor, offUnits  float32
+
+	clipL, clipB, clipR, clipT int
+	vpX, vpY                   float32
+	zScale, zOffset            float32
+	scaleX, scaleY             float32
+
+	blend          bool
+	eqRGB, eqA     uint32
+	srcRGB, dstRGB uint32
+	srcA, dstA     uint32
+	blendConst     [4]float32
+	colorMask      [4]bool
+	stencilFaces   [2]stencilFace
+}
+
+func defaultRenderState() renderState {
+	return renderState{
+		cfgForward: true, cfgReverse: true,
+		depthFunc: 7, pointSize: 1, lineWidth: 1,
+		clipL: 0, clipB: 0, clipR: 1 << 30, clipT: 1 << 30,
+		zScale: 0.5, zOffset: 0.5,
+		srcRGB: 1, srcA: 1,
+		colorMask:    [4]bool{true, true, true, true},
+		stencilFaces: [2]stencilFace{{fn: 7, vmask: 0xFF, wmask: 0xFF}, {fn: 7, vmask: 0xFF, wmask: 0xFF}},
+	}
+}
+
+// segPrim is a primitive waiting in the current segment.
+type segPrim struct {
+	kind uint8
+	slot [3]uint16
+}
+
+type worker struct {
+	g  *GPU
+	r  *renderer
+	id int
+	m  *mmu
+
+	core  *qpu.Core
+	batch qpu.Batch
+	cfg   renderConfig
+
+	color [tilePixels]uint32
+	zs    [tilePixels]uint32
+	// tile rectangle in window pixels, clipped to the framebuffer
+	x0, y0, x1, y1 int
+
+	st       renderState
+	sr       shaderRecord
+	srVA     uint32
+	srCount  int
+	srValid  bool
+	vsProg   *qpu.Program
+	fsProg   *qpu.Program
+	programs map[uint32]*qpu.Program
+
+	prims   []segPrim
+	hkey    [dedupeSize]uint32
+	hstamp  [dedupeSize]uint32
+	hslot   [dedupeSize]uint16
+	stamp   uint32
+	uniq    []uint32
+	vout    []float32 // per unique vertex: x y z w psize varyings...
+	vstride int
+
+	clip clipper
+	ras  rasterState
+	frag fragBatch
+
+	rec [maxRecordSize]byte
+}
+
+func newWorker(g *GPU, r *renderer, id int) *worker {
+	w := &worker{g: g, r: r, id: id, m: newMMU(g.mem, EngineRender)}
+	w.core = qpu.NewCore(w.m)
+	w.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
+	w.batch.VPMOut = make([]float32, 256*qpu.Lanes)
+	w.batch.Varyings = make([]float32, maxVaryings*qpu.Lanes)
+	w.prims = make([]segPrim, 0, segMaxPrims)
+	w.uniq = make([]uint32, 0, segMaxVerts)
+	w.programs = make(map[uint32]*qpu.Program)
+	return w
+}
+
+// renderTile renders one tile job.
+func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
+	ts := w.cfg.tsize
+	w.x0, w.y0 = j.col*ts, j.row*ts
+	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
+	for i := range w.color {
+		w.color[i] = j.clear.color
+		w.zs[i] = j.clear.zs
+	}
+	clear(w.programs)
+	cl := w.r.cl[j.start:j.end]
+	for off := 0; off < len(cl); {
+		op := cl[off]
+		n := int(recordSize[op])
+		rec := cl[off : off+n]
+		off += n
+		var err error
+		switch op {
+		case opLoadTileBuffer:
+			err = w.loadStore(rec, false)
+		case opStoreTileBuffer:
+			err = w.loadStore(rec, true)
+		case opBranchToSubList:
+			err = w.walk(u32(rec, 1), stop)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walk executes a tile list until RETURN_FROM_SUB_LIST.
+func (w *worker) walk(va uint32, stop *atomic.Bool) error {
+	w.st = defaultRenderState()
+	w.srValid = false
+	w.prims = w.prims[:0]
+	w.frag.n = 0
+	for count := 0; ; count++ {
+		if count >= maxTileRecords {
+			return clErrorf("tile list at %#x: more than %d records", va, maxTileRecords)
+		}
+		if count&4095 == 4095 && (stop.Load() || w.r.e.aborted(w.r.gen)) {
+			return errAborted
+		}
+		if f := w.m.read(va, w.rec[:1]); f != nil {
+			return f
+		}
+		op := w.rec[0]
+		n := int(recordSize[op])
+		if n == 0 {
+			return clErrorf("tile list at %#x: unknown opcode %d", va, op)
+		}
+		if n > 1 {
+			if f := w.m.read(va+1, w.rec[1:n]); f != nil {
+				return f
+			}
+		}
+		rec := w.rec[:n]
+		va += uint32(n)
+		switch op {
+		case opNOP:
+		case opBranch:
+			va = u32(rec, 1)
+		case opReturnFromSubList:
+			return w.flushSegment()
+		case opTilePrimitive:
+			if err := w.addPrim(rec); err != nil {
+				return err
+			}
+		default:
+			if !isTileState(op) {
+				return clErrorf("tile list at %#x: record %d not allowed in a tile list", va-uint32(n), op)
+			}
+			if err := w.flushSegment(); err != nil {
+				return err
+			}
+			w.setState(rec)
+		}
+	}
+}
+
+func (w *worker) setState(r []byte) {
+	s := &w.st
+	switch r[0] {
+	case opGLShaderState:
+		va, cnt := u32(r, 1), int(r[5])
+		if !w.srValid || va != w.srVA || cnt != w.srCount {
+			w.srValid = false
+		}
+		s.shaderVA, s.attrCount, s.haveShader = va, cnt, true
+	case opConfigurationBits:
+		s.cfgForward, s.cfgReverse, s.cfgCW = bit(r, 8), bit(r, 9), bit(r, 10)
+		s.depthOffset, s.depthTest = bit(r, 11), bit(r, 12)
+		s.depthFunc = bits(r, 16, 3)
+		s.zUpdates, s.earlyZ, s.stencil = bit(r, 19), bit(r, 20), bit(r, 21)
+	case opFlatShadeFlags:
+		s.flat = u32(r, 1)
+	case opPointSize:
+		s.pointSize = f32(r, 1)
+	case opLineWidth:
+		s.lineWidth = f32(r, 1)
+	case opDepthOffset:
+		s.offFactor, s.offUnits = f32(r, 1), f32(r, 5)
+	case opClipWindow:
+		l, b := int(u16(r, 1)), int(u16(r, 3))
+		s.clipL, s.clipB, s.clipR, s.clipT = l, b, l+int(u16(r, 5)), b+int(u16(r, 7))
+	case opViewportOffset:
+		s.vpX, s.vpY = f32(r, 1), f32(r, 5)
+	case opClipperZ:
+		s.zScale, s.zOffset = f32(r, 1), f32(r, 5)
+	case opClipperXY:
+		s.scaleX, s.scaleY = f32(r, 1), f32(r, 5)
+	case opBlendConfig:
+		s.blend = bit(r, 8)
+		s.eqRGB, s.eqA = bits(r, 12, 4), bits(r, 16, 4)
+		s.srcRGB, s.dstRGB = bits(r, 20, 4), bits(r, 24, 4)
+		s.srcA, s.dstA = bits(r, 28, 4), bits(r, 32, 4)
+	case opBlendConstant:
+		for i := range s.blendConst {
+			s.blendConst[i] = f32(r, 1+4*i)
+		}
+	case opColorMask:
+		for i := range s.colorMask {
+			s.colorMask[i] = bit(r, 8+i)
+		}
+	case opStencilConfig:
+		f := stencilFace{
+			fn: bits(r, 12, 3), ref: uint32(r[2]), vmask: uint32(r[3]), wmask: uint32(r[4]),
+			sfail: bits(r, 40, 3), zfail: bits(r, 44, 3), zpass: bits(r, 48, 3),
+		}
+		face := r[1] & 3
+		if face != 1 {
+			s.stencilFaces[0] = f
+		}
+		if face != 0 {
+			s.stencilFaces[1] = f
+		}
+	}
+}
+
+// prepareShaders loads the shader record and programs of the current state.
+func (w *worker) prepareShaders() error {
+	if w.srValid {
+		return nil
+	}
+	s := &w.st
+	if !s.haveShader {
+		return clErrorf("tile primitive before GL_SHADER_STATE")
+	}
+	if err := loadShaderRecord(w.m, s.shaderVA, s.attrCount, &w.sr); err != nil {
+		return err
+	}
+	if w.sr.numVaryings > maxVaryings {
+		return clErrorf("shader record with %d varyings (max %d)", w.sr.numVaryings, maxVaryings)
+	}
+	var err error
+	if w.vsProg, err = w.program(w.sr.vsCode); err != nil {
+		return err
+	}
+	if w.fsProg, err = w.program(w.sr.fsCode); err != nil {
+		return err
+	}
+	w.srVA, w.srCount, w.srValid = s.shaderVA, s.attrCount, true
+	w.vstride = 5 + w.sr.numVaryings
+	return nil
+}
+
+func (w *worker) program(pc uint32) (*qpu.Program, error) {
+	if p, ok := w.programs[pc]; ok {
+		return p, nil
+	}
+	p, err := w.r.programs.get(w.m, pc)
+	if err != nil {
+		return nil, err
+	}
+	w.programs[pc] = p
+	return p, nil
+}
+
+// addPrim queues a TILE_PRIMITIVE, giving each vertex a slot in the
+// segment's dedupe table.
+func (w *worker) addPrim(r []byte) error {
+	kind := r[1]
+	if kind > tilePrimTriangle {
+		return clErrorf("TILE_PRIMITIVE mode %d", kind)
+	}
+	if len(w.prims) == 0 {
+		if err := w.prepareShaders(); err != nil {
+			return err
+		}
+	}
+	if len(w.prims) >= segMaxPrims || len(w.uniq)+3 > segMaxVerts {
+		if err := w.flushSegment(); err != nil {
+			return err
+		}
+	}
+	if len(w.prims) == 0 && len(w.uniq) == 0 {
+		w.stamp++
+		if w.stamp == 0 { // wrapped: forget every old stamp
+			w.hstamp = [dedupeSize]uint32{}
+			w.stamp = 1
+		}
+	}
+	p := segPrim{kind: kind}
+	for k := 0; k <= int(kind); k++ {
+		v := u32(r, 2+4*k)
+		h := (v * 0x9E3779B1) >> (32 - 12)
+		for {
+			if w.hstamp[h] != w.stamp {
+				w.hstamp[h], w.hkey[h] = w.stamp, v
+				w.hslot[h] = uint16(len(w.uniq))
+				w.uniq = append(w.uniq, v)
+				break
+			}
+			if w.hkey[h] == v {
+				break
+			}
+			h = (h + 1) & (dedupeSize - 1)
+		}
+		p.slot[k] = w.hslot[h]
+	}
+	w.prims = append(w.prims, p)
+	return nil
+}
+
+// flushSegment shades the segment's vertices and rasterises its primitives.
+func (w *worker) flushSegment() error {
+	if len(w.prims) == 0 {
+		return w.flushFragments()
+	}
+	if err := w.shadeVertices(); err != nil {
+		return err
+	}
+	w.setupRaster()
+	for i := range w.prims {
+		if err := w.drawPrim(&w.prims[i]); err != nil {
+			return err
+		}
+	}
+	w.prims = w.prims[:0]
+	w.uniq = w.uniq[:0]
+	return w.flushFragments()
+}
+
+// shadeVertices runs the vertex shader on the segment's unique vertices.
+func (w *worker) shadeVertices() error {
+	n := len(w.uniq)
+	need := n * w.vstride
+	if cap(w.vout) < need {
+		w.vout = make([]float32, need, segMaxVerts*(5+maxVaryings))
+	}
+	w.vout = w.vout[:need]
+	sr := &w.sr
+	bt := &w.batch
+	writesPS := sr.flags&shaderFlagWritesPointSize != 0
+	vbase := 4
+	if writesPS {
+		vbase = 5
+	}
+	var idx [qpu.Lanes]uint32
+	for s := 0; s < n; s += qpu.Lanes {
+		cnt := min(qpu.Lanes, n-s)
+		copy(idx[:], w.uniq[s:s+cnt])
+		if err := loadAttributes(w.m, sr, idx[:cnt], bt.VPMIn); err != nil {
+			return err
+		}
+		bt.Stage = qpu.StageVertex
+		bt.UniformsVA = sr.vsUniforms
+		bt.QPUNumber = uint32(w.id + 1)
+		bt.LaneMask = uint16(1<<cnt - 1)
+		if err := runShader(w.core, w.m, w.vsProg, bt); err != nil {
+			return err
+		}
+		w.g.perf.qpuInstructions.Add(bt.Instructions)
+		w.g.perf.vertices.Add(uint64(cnt))
+		for l := 0; l < cnt; l++ {
+			o := w.vout[(s+l)*w.vstride:]
+			o[0], o[1], o[2], o[3] = bt.VPMOut[l], bt.VPMOut[16+l], bt.VPMOut[32+l], bt.VPMOut[48+l]
+			o[4] = w.st.pointSize
+			if writesPS {
+				o[4] = bt.VPMOut[64+l]
+			}
+			for k := 0; k < sr.numVaryings; k++ {
+				o[5+k] = bt.VPMOut[(vbase+k)*16+l]
+			}
+		}
+	}
+	return nil
+}

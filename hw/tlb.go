@@ -1,0 +1,331 @@
+package hw
+
+import (
+	"encoding/binary"
+	mbits "math/bits"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// The tile buffer and the TLB pipeline (docs/hardware.md §5): per covered,
+// non-discarded lane in lane order: scissor (done by the rasteriser) →
+// stencil test → depth test → stencil ops → blend → colour mask → write.
+
+// fragBatch is the fragment batch being filled: up to four quads.
+type fragBatch struct {
+	n      int
+	mask   uint16
+	px, py [qpu.Lanes]int32
+	z      [qpu.Lanes]float64 // window depth + depth offset
+}
+
+const depthMax = 1<<24 - 1
+
+func depthTo24(z float64) uint32 {
+	if !(z > 0) { // also NaN
+		return 0
+	}
+	if z >= 1 {
+		return depthMax
+	}
+	return uint32(z*depthMax + 0.5)
+}
+
+func compare(fn, a, b uint32) bool {
+	switch fn {
+	case 0:
+		return false
+	case 1:
+		return a < b
+	case 2:
+		return a == b
+	case 3:
+		return a <= b
+	case 4:
+		return a > b
+	case 5:
+		return a != b
+	case 6:
+		return a >= b
+	}
+	return true
+}
+
+// earlyDepth drops the lanes of a quad whose depth test already fails
+// against the tile buffer. Only monotonic functions use it (see
+// setupRaster): a later write can only make the test stricter, and the
+// late test repeats it, so the result is exact.
+func (w *worker) earlyDepth(x, y int, mask uint16) uint16 {
+	I := &w.ras.I
+	fn := w.st.depthFunc
+	for l := 0; l < 4; l++ {
+		if mask&(1<<l) == 0 {
+			continue
+		}
+		px, py := x+(l&1), y+(l>>1)
+		fx := float64(px) + 0.5 - I.ax
+		fy := float64(py) + 0.5 - I.ay
+		z := depthTo24(I.z + I.zdx*fx + I.zdy*fy + I.zoff)
+		i := (py-w.y0)*maxTileSize + (px - w.x0)
+		if !compare(fn, z, w.zs[i]&depthMax) {
+			mask &^= 1 << l
+		}
+	}
+	return mask
+}
+
+// flushFragments shades the pending batch and resolves it.
+func (w *worker) flushFragments() error {
+	fb := &w.frag
+	if fb.n == 0 {
+		return nil
+	}
+	bt := &w.batch
+	for lane := fb.n * 4; lane < qpu.Lanes; lane++ {
+		bt.FragX[lane], bt.FragY[lane], bt.FragZ[lane], bt.FragW[lane] = 0, 0, 0, 1
+		bt.FrontFacing[lane] = 0
+		bt.PointS[lane], bt.PointT[lane] = 0, 0
+		for k := 0; k < w.ras.nvary; k++ {
+			bt.Varyings[k*qpu.Lanes+lane] = 0
+		}
+	}
+	bt.Stage = qpu.StageFragment
+	bt.UniformsVA = w.sr.fsUniforms
+	bt.QPUNumber = uint32(w.id + 1)
+	bt.LaneMask = fb.mask
+	bt.Kill = 0
+	bt.ZWritten = false
+	err := runShader(w.core, w.m, w.fsProg, bt)
+	mask := fb.mask
+	fb.n, fb.mask = 0, 0
+	if err != nil {
+		return err
+	}
+	w.g.perf.qpuInstructions.Add(bt.Instructions)
+	mask &^= bt.Kill
+	w.resolve(mask)
+	return nil
+}
+
+// resolve runs the per-fragment operations for the covered lanes.
+func (w *worker) resolve(mask uint16) {
+	s := &w.st
+	bt := &w.batch
+	fb := &w.frag
+	var frags uint64
+	if !s.stencil && !s.depthTest {
+		for m := mask; m != 0; m &= m - 1 {
+			lane := mbits.TrailingZeros16(m)
+			i := (int(fb.py[lane])-w.y0)*maxTileSize + int(fb.px[lane]) - w.x0
+			w.color[i] = w.blendPixel(lane, w.color[i])
+		}
+		w.g.perf.fragments.Add(uint64(mbits.OnesCount16(mask)))
+		return
+	}
+	for lane := 0; lane < qpu.Lanes; lane++ {
+		if mask&(1<<lane) == 0 {
+			continue
+		}
+		frags++
+		i := (int(fb.py[lane])-w.y0)*maxTileSize + int(fb.px[lane]) - w.x0
+		zs := w.zs[i]
+		stencil := zs >> 24
+		face := &s.stencilFaces[0]
+		if bt.FrontFacing[lane] == 0 {
+			face = &s.stencilFaces[1]
+		}
+		if s.stencil && !compare(face.fn, face.ref&face.vmask, stencil&face.vmask) {
+			w.zs[i] = zs&depthMax | stencilOp(face, face.sfail, stencil)<<24
+			continue
+		}
+		z := fb.z[lane]
+		if bt.ZWritten {
+			z = float64(bt.Z[lane])
+		}
+		if s.depthTest {
+			z24 := depthTo24(z)
+			if !compare(s.depthFunc, z24, zs&depthMax) {
+				if s.stencil {
+					w.zs[i] = zs&depthMax | stencilOp(face, face.zfail, stencil)<<24
+				}
+				continue
+			}
+			if s.zUpdates {
+				zs = zs&^depthMax | z24
+			}
+		}
+		if s.stencil {
+			zs = zs&depthMax | stencilOp(face, face.zpass, stencil)<<24
+		}
+		w.zs[i] = zs
+		w.color[i] = w.blendPixel(lane, w.color[i])
+	}
+	w.g.perf.fragments.Add(frags)
+}
+
+func stencilOp(f *stencilFace, op, s uint32) uint32 {
+	var v uint32
+	switch op {
+	case 0:
+		v = s
+	case 1:
+		v = 0
+	case 2:
+		v = f.ref
+	case 3:
+		v = min(s+1, 255)
+	case 4:
+		if s > 0 {
+			v = s - 1
+		}
+	case 5:
+		v = ^s
+	case 6:
+		v = s + 1
+	case 7:
+		v = s - 1
+	}
+	return (s&^f.wmask | v&f.wmask) & 0xFF
+}
+
+func clamp01(x float32) float32 {
+	if !(x > 0) {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+// unorm8 converts to 8 bits with round(x·255); for x in [0,1] adding 0.5
+// and truncating is that rounding.
+func unorm8(x float32) uint32 { return uint32(clamp01(x)*255 + 0.5) }
+
+// blendPixel blends the lane's colour over dst (packed RGBA8) and applies
+// the colour mask.
+func (w *worker) blendPixel(lane int, dst uint32) uint32 {
+	s := &w.st
+	bt := &w.batch
+	if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
+		return unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
+			unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
+	}
+	src := [4]float32{clamp01(bt.Color[0][lane]), clamp01(bt.Color[1][lane]), clamp01(bt.Color[2][lane]), clamp01(bt.Color[3][lane])}
+	var out [4]uint32
+	if !s.blend {
+		for c := 0; c < 4; c++ {
+			out[c] = unorm8(src[c])
+		}
+	} else {
+		var d [4]float32
+		for c := 0; c < 4; c++ {
+			d[c] = float32(dst>>(8*c)&0xFF) / 255
+		}
+		for c := 0; c < 4; c++ {
+			eq, sf, df := s.eqRGB, s.srcRGB, s.dstRGB
+			if c == 3 {
+				eq, sf, df = s.eqA, s.srcA, s.dstA
+			}
+			fs := blendFactor(sf, c, &src, &d, &s.blendConst)
+			fd := blendFactor(df, c, &src, &d, &s.blendConst)
+			var v float32
+			switch eq {
+			case 1:
+				v = src[c]*fs - d[c]*fd
+			case 2:
+				v = d[c]*fd - src[c]*fs
+			default:
+				v = src[c]*fs + d[c]*fd
+			}
+			out[c] = unorm8(v)
+		}
+	}
+	res := dst
+	for c := 0; c < 4; c++ {
+		if s.colorMask[c] {
+			res = res&^(0xFF<<(8*c)) | out[c]<<(8*c)
+		}
+	}
+	return res
+}
+
+func blendFactor(f uint32, c int, src, dst *[4]float32, k *[4]float32) float32 {
+	switch f {
+	case 0:
+		return 0
+	case 1:
+		return 1
+	case 2:
+		return src[c]
+	case 3:
+		return 1 - src[c]
+	case 4:
+		return dst[c]
+	case 5:
+		return 1 - dst[c]
+	case 6:
+		return src[3]
+	case 7:
+		return 1 - src[3]
+	case 8:
+		return dst[3]
+	case 9:
+		return 1 - dst[3]
+	case 10:
+		return clamp01(k[c])
+	case 11:
+		return 1 - clamp01(k[c])
+	case 12:
+		return clamp01(k[3])
+	case 13:
+		return 1 - clamp01(k[3])
+	case 14:
+		if c == 3 {
+			return 1
+		}
+		return min(src[3], 1-dst[3])
+	}
+	return 0
+}
+
+// loadStore copies the tile's pixels inside the framebuffer between memory
+// and the tile buffer (LOAD/STORE_TILE_BUFFER_GENERAL).
+func (w *worker) loadStore(rec []byte, store bool) error {
+	if store {
+		if err := w.flushSegment(); err != nil {
+			return err
+		}
+	}
+	buf := rec[1] & 3
+	addr, stride := u32(rec, 2), u32(rec, 6)
+	if buf == 0 || w.x0 >= w.x1 || w.y0 >= w.y1 {
+		return nil
+	}
+	src := w.color[:]
+	if buf == 2 {
+		src = w.zs[:]
+	}
+	n := w.x1 - w.x0
+	var row [maxTileSize * 4]byte
+	for y := w.y0; y < w.y1; y++ {
+		va := addr + uint32(y)*stride + uint32(w.x0)*4
+		line := src[(y-w.y0)*maxTileSize : (y-w.y0)*maxTileSize+n]
+		if store {
+			for i, v := range line {
+				binary.LittleEndian.PutUint32(row[i*4:], v)
+			}
+			if f := w.m.write(va, row[:n*4]); f != nil {
+				return f
+			}
+		} else {
+			if f := w.m.read(va, row[:n*4]); f != nil {
+				return f
+			}
+			for i := range line {
+				line[i] = binary.LittleEndian.Uint32(row[i*4:])
+			}
+		}
+	}
+	return nil
+}
