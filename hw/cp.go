@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,10 @@ type engine struct {
 	rptr     uint32
 	wptr     uint32
 	resetGen uint64 // bumped by RESET; work started under an older gen is abandoned
+	// resetSeen mirrors resetGen for the hot loops, which poll it without
+	// taking mu (a shader-heavy primitive can take milliseconds, so the
+	// renderer checks often enough that RESET stops a job promptly).
+	resetSeen atomic.Uint64
 
 	doorbell  chan struct{}
 	waitTimer *time.Timer // reused by WAIT_MEM
@@ -77,6 +82,7 @@ func (e *engine) readReg(off Reg) uint32 {
 func (e *engine) reset() {
 	e.mu.Lock()
 	e.resetGen++
+	e.resetSeen.Store(e.resetGen)
 	e.rptr = e.wptr
 	e.mu.Unlock()
 	e.ring()
@@ -87,9 +93,7 @@ func (e *engine) aborted(gen uint64) bool {
 	if e.g.closed.Load() {
 		return true
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.resetGen != gen
+	return e.resetSeen.Load() != gen
 }
 
 // errAborted unwinds a job abandoned by RESET or Close.

@@ -171,7 +171,7 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		if count >= maxTileRecords {
 			return clErrorf("tile list at %#x: more than %d records", va, maxTileRecords)
 		}
-		if count&4095 == 4095 && (stop.Load() || w.r.e.aborted(w.r.gen)) {
+		if count&63 == 63 && (stop.Load() || w.r.e.aborted(w.r.gen)) {
 			return errAborted
 		}
 		if f := w.m.read(va, w.rec[:1]); f != nil {
@@ -365,6 +365,9 @@ func (w *worker) flushSegment() error {
 	}
 	w.setupRaster()
 	for i := range w.prims {
+		if i&15 == 15 && w.r.e.aborted(w.r.gen) {
+			return errAborted
+		}
 		if err := w.drawPrim(&w.prims[i]); err != nil {
 			return err
 		}

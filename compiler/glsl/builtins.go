@@ -104,16 +104,51 @@ var DepthRangeType = &Type{Kind: Struct, Struct: &StructType{Name: "gl_DepthRang
 	{Name: "diff", Type: TypeFloat, Precision: Highp},
 }}}
 
-// Implementation limits reported through the gl_Max* constants.
+// Implementation limits, reported to shaders through the gl_Max* built-in
+// constants (GLSL ES 1.00 §7.4) and meant to be what the GL driver returns
+// from glGetIntegerv for the matching GL_MAX_* query, so the two can never
+// disagree. Each value is what this implementation really supports, with
+// the place that fixes it; all are at or above the ES 2.0 minimums
+// (8, 128, 8, 0, 8, 8, 16, 1). Link enforces the attribute, varying and
+// uniform limits on the active variables, counted by PackedVectors and
+// AttributeSlots (Appendix A §7); see CountResources.
 const (
-	MaxVertexAttribs             = 8
-	MaxVertexUniformVectors      = 128
-	MaxVaryingVectors            = 8
-	MaxVertexTextureImageUnits   = 8
+	// MaxVertexAttribs: generic attribute locations (a matN takes N). The
+	// simulated hardware loads at most 16 attribute records per
+	// GL_SHADER_STATE (hw/records.go maxAttributes); the record format
+	// itself would allow more (AttributeCount is a u8 in hw/spec/tg.xml,
+	// and the u8 VPMOffset of docs/hardware.md §6.1 addresses 64 four-word
+	// slots), but 16 is what the hardware model executes.
+	MaxVertexAttribs = 16
+	// MaxVertexUniformVectors and MaxFragmentUniformVectors: vec4 rows of
+	// packed uniforms per stage. The uniform stream has no fixed size
+	// (docs/hardware.md §7.4: each stage reads its own u32 array, and
+	// dynamically indexed uniforms are loaded from the storage block by
+	// TMU direct loads), so this is a software choice: 256 rows is 4 KiB of
+	// storage per stage, twice the ES 2.0 vertex minimum, and is the value
+	// driver/tg reports (maxUniformVecs).
+	MaxVertexUniformVectors   = 256
+	MaxFragmentUniformVectors = 256
+	// MaxVaryingVectors: vec4 rows of packed varyings. The vertex shader
+	// writes 4 position words, an optional point size and then the scalar
+	// varyings to its VPM output, whose per-vertex size is the u8
+	// VertexOutputWords of the shader record (docs/hardware.md §6.1, at
+	// most 62 rows); the hardware model's clipper and rasteriser hold at
+	// most 64 scalar varyings per vertex (hw/clip.go maxVaryings), which
+	// is 16 rows. gl_FragCoord, gl_FrontFacing and gl_PointCoord are
+	// hardware registers (FRAG_X.., POINT_COORD_S/T) and take no varyings.
+	MaxVaryingVectors = 16
+	// MaxVertexTextureImageUnits, MaxTextureImageUnits and
+	// MaxCombinedTextureImageUnits: the texture units of GL's unit table.
+	// A texture fetch reads its descriptor address from the uniform stream
+	// (docs/hardware.md §7.1), in any stage, so the hardware has no unit
+	// count; 16 is the table size driver/tg reports (maxTextureUnits) and
+	// gles returns for all three queries.
+	MaxVertexTextureImageUnits   = 16
 	MaxCombinedTextureImageUnits = 16
-	MaxTextureImageUnits         = 8
-	MaxFragmentUniformVectors    = 16
-	MaxDrawBuffers               = 1
+	MaxTextureImageUnits         = 16
+	// MaxDrawBuffers: the tile buffer has one colour buffer (§5).
+	MaxDrawBuffers = 1
 )
 
 // builtins builds the outermost scope: built-in variables, constants and

@@ -13,4 +13,21 @@
 // Entry points: Parse (compile one shader) and Link (check a vertex and a
 // fragment shader against each other). All functions are safe for
 // concurrent use; a TranslationUnit must not be modified after Parse.
+//
+// Implementation limits: the Max* constants are the values of the gl_Max*
+// built-ins and what the GL driver reports for the GL_MAX_* queries; each
+// says which part of the hardware or driver fixes it. CountResources
+// checks a program against them: attributes by locations (a matN takes
+// N), varyings and each stage's uniforms by the packing algorithm of
+// Appendix A §7 (PackedVectors: mat4, mat2, vec4 take whole rows, vec3 and
+// mat3 columns x..z, vec2 pairs x,y from the top and z,w from the bottom,
+// floats the shortest fitting column run). Which variables are active is
+// the caller's decision; compiler.Link asks after the IR's dead-code
+// removal, Link itself does not check limits.
+//
+// Sampler arrays may be indexed only by constant-index expressions
+// (Appendix A §5): constant expressions, indices of for loops whose header
+// has the form of Appendix A §4 and whose body never assigns the index,
+// and expressions built from them without side effects or user function
+// calls.
 package glsl

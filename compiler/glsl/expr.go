@@ -93,6 +93,11 @@ func (p *parser) checkLValue(e Expr, op string) bool {
 	case *Ident:
 		v := x.Var
 		x.Var.Written = true
+		for _, li := range p.loopIndices {
+			if li.v == v {
+				li.written = true
+			}
+		}
 		bad := ""
 		switch {
 		case v.Storage == StorageConst || v.Storage == StorageConstIn:
@@ -372,9 +377,67 @@ func (p *parser) makeIndex(t token, x, i Expr) Expr {
 			e.Val = xv[int(iv[0].I)*n : int(iv[0].I+1)*n]
 		}
 	} else if xt.Kind == Array && xt.Elem.IsSampler() {
-		p.errorf(t.line, "[", "samplers may be indexed only with constant expressions")
+		var refs []*loopIndex
+		if !p.constantIndexExpr(i, &refs) {
+			p.errorf(t.line, "[", "samplers may be indexed only with constant-index expressions "+
+				"(constant expressions and loop indices, GLSL ES 1.00 Appendix A §5)")
+		}
+		for _, li := range refs {
+			li.samplerUses = append(li.samplerUses, t.line)
+		}
 	}
 	return e
+}
+
+// constantIndexExpr reports whether e is a constant-index expression
+// (GLSL ES 1.00 Appendix A §5): constant expressions, indices of the
+// enclosing loops of Appendix A §4's form, and expressions composed of
+// them with operators, constructors, built-in functions, selection and
+// indexing, without side effects. It appends the loop indices e uses to
+// refs.
+func (p *parser) constantIndexExpr(e Expr, refs *[]*loopIndex) bool {
+	if e.Value() != nil {
+		return true
+	}
+	switch x := e.(type) {
+	case *Ident:
+		for k := len(p.loopIndices) - 1; k >= 0; k-- {
+			if li := p.loopIndices[k]; li.v == x.Var {
+				*refs = append(*refs, li)
+				return true
+			}
+		}
+	case *Unary:
+		switch x.Op {
+		case OpPreInc, OpPreDec, OpPostInc, OpPostDec:
+			return false
+		}
+		return p.constantIndexExpr(x.X, refs)
+	case *Binary:
+		return p.constantIndexExpr(x.X, refs) && p.constantIndexExpr(x.Y, refs)
+	case *Cond:
+		return p.constantIndexExpr(x.Cond, refs) && p.constantIndexExpr(x.Then, refs) && p.constantIndexExpr(x.Else, refs)
+	case *Construct:
+		return p.allConstantIndex(x.Args, refs)
+	case *Call:
+		return x.Func == nil && p.allConstantIndex(x.Args, refs)
+	case *Swizzle:
+		return p.constantIndexExpr(x.X, refs)
+	case *FieldSelect:
+		return p.constantIndexExpr(x.X, refs)
+	case *Index:
+		return p.constantIndexExpr(x.X, refs) && p.constantIndexExpr(x.Index, refs)
+	}
+	return false
+}
+
+func (p *parser) allConstantIndex(args []Expr, refs *[]*loopIndex) bool {
+	for _, a := range args {
+		if !p.constantIndexExpr(a, refs) {
+			return false
+		}
+	}
+	return true
 }
 
 var swizzleSets = [3]string{"xyzw", "rgba", "stpq"}
@@ -453,7 +516,7 @@ func (p *parser) primary() Expr {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxNesting {
-		p.syntax(t, "expression nested too deeply")
+		p.fatal(t, "expression nested too deeply")
 	}
 	switch t.kind {
 	case tNumber:
@@ -502,7 +565,9 @@ func (p *parser) primary() Expr {
 		v, ok := sym.(*Variable)
 		if !ok {
 			if sym == nil {
-				p.errorf(t.line, t.text, "undeclared identifier")
+				if !p.skippedNames[t.text] {
+					p.errorf(t.line, t.text, "undeclared identifier")
+				}
 			} else {
 				p.errorf(t.line, t.text, "not a variable")
 			}

@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		"/* unterminated",
 		"#if 1\n#else\n#elif\n",
 		"((((((((((",
+		"void main() { float a = ; { float b = 1.0 +; } for (int i = 0; i < 3 i++) {} } struct S { float a } s; float c = ;",
+		"uniform sampler2D s[4]; void main() { for (int i = 0; i < 4; i++) { gl_Position += texture2DLod(s[i], vec2(0.0), 0.0); i = 1; } }",
 	} {
 		f.Add(s, false)
 		f.Add(s, true)

@@ -4,7 +4,9 @@ package glsl
 // 1.00 sections 4.3.4, 4.3.5, 4.6.4 and 7): both need main; every varying
 // the fragment shader reads must be declared by the vertex shader with the
 // same type and invariance; uniforms declared in both must agree in type
-// and precision. It returns nil when the program links.
+// and precision. It returns nil when the program links. It does not check
+// the implementation limits: that needs the set of active variables, which
+// only the caller knows after optimisation; see CountResources.
 func Link(vs, fs *TranslationUnit) ErrorList {
 	var errs ErrorList
 	fail := func(tok, msg string) { errs = append(errs, Error{Token: tok, Msg: msg, Link: true}) }

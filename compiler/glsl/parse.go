@@ -20,8 +20,14 @@ func Parse(stage Stage, source string) (*TranslationUnit, ErrorList) {
 	return unit, nil
 }
 
-// bailout unwinds the parser after a syntax error.
-type bailout struct{}
+// bailout unwinds the parser after a syntax error, to the statement or
+// declaration being parsed (see recoverable), or out of the parse when
+// fatal.
+type bailout struct{ fatal bool }
+
+// maxSyntaxErrors stops the parse after this many syntax errors, so that
+// garbage input does not produce an error per token.
+const maxSyntaxErrors = 20
 
 // symbol kinds in a scope: *Variable, *Type (a struct name) or *funcSet.
 type funcSet struct{ overloads []*Function }
@@ -47,6 +53,9 @@ type parser struct {
 	builtinFuncs map[string][]builtinSig
 	calledFuncs  map[*Function]bool
 	depth        int
+	syntaxErrors int
+	skippedNames map[string]bool // names declared by declarations skipped after syntax errors
+	loopIndices  []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
 }
 
 // errType marks an expression whose checking failed; operators on it
@@ -57,14 +66,147 @@ func (p *parser) errorf(line int, tok, msg string) {
 	*p.errs = append(*p.errs, Error{Line: line, Token: tok, Msg: msg})
 }
 
-// syntax reports a syntax error and abandons the parse.
+// syntax reports a syntax error and abandons the statement or declaration
+// being parsed; parsing resumes after it (recoverable). An error at the
+// end of input or after maxSyntaxErrors ends the parse.
 func (p *parser) syntax(t token, msg string) {
 	text := t.text
 	if t.kind == tEOF {
 		text = "end of file"
 	}
 	p.errorf(t.line, text, msg)
-	panic(bailout{})
+	p.syntaxErrors++
+	panic(bailout{fatal: t.kind == tEOF || p.syntaxErrors >= maxSyntaxErrors})
+}
+
+// fatal reports an error after which the parse cannot continue.
+func (p *parser) fatal(t token, msg string) {
+	p.errorf(t.line, t.text, msg)
+	p.syntaxErrors++
+	panic(bailout{fatal: true})
+}
+
+// recoverable runs parse, one statement (global false) or one external
+// declaration (global true). When parse stops at a syntax error, it
+// restores the parser state saved before it, skips to the end of the
+// broken statement or declaration (resync) and returns false, so that the
+// caller goes on with the next one and later errors are reported too.
+// Fatal errors propagate.
+func (p *parser) recoverable(global bool, parse func()) (ok bool) {
+	start := p.pos
+	scopes, loops, loopIndices, depth, fn := len(p.scopes), p.loops, len(p.loopIndices), p.depth, p.fn
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if b, isBailout := r.(bailout); !isBailout || b.fatal {
+			panic(r)
+		}
+		p.scopes = p.scopes[:min(scopes, len(p.scopes))]
+		p.loops, p.loopIndices, p.depth, p.fn = loops, p.loopIndices[:min(loopIndices, len(p.loopIndices))], depth, fn
+		p.resync(start, global)
+		p.noteSkippedNames(start)
+		ok = false
+	}()
+	parse()
+	return true
+}
+
+// noteSkippedNames records the names that the tokens from start to the
+// current one would have declared (an identifier after a type name), so
+// that their later uses are not reported as undeclared as well.
+func (p *parser) noteSkippedNames(start int) {
+	for i := start + 1; i < p.pos; i++ {
+		t, prev := p.toks[i], p.toks[i-1]
+		if t.kind != tIdent || keywords[t.text] || prev.kind != tIdent {
+			continue
+		}
+		if _, isStruct := p.lookup(prev.text).(*Type); typeKeywords[prev.text] != nil || isStruct || p.skippedNames[prev.text] {
+			if p.skippedNames == nil {
+				p.skippedNames = map[string]bool{}
+			}
+			p.skippedNames[t.text] = true
+		}
+	}
+}
+
+// resync skips the rest of a statement or declaration that started at
+// token start and failed at the current token: up to and including the
+// next ';' outside brackets, or the '}' closing a brace opened within it
+// (then, at global scope, also the declarators and ';' of a structure
+// declaration). Braces the failed parse already consumed count as open;
+// an unmatched '}' at statement level closes the enclosing block and is
+// left to it. Parentheses matter only in a for header, whose ';' are not
+// boundaries.
+func (p *parser) resync(start int, global bool) {
+	braces, parens := 0, 0
+	inFor := p.toks[start].kind == tIdent && p.toks[start].text == "for"
+	for _, t := range p.toks[start:p.pos] {
+		if t.kind != tPunct {
+			continue
+		}
+		switch t.text {
+		case "{":
+			braces++
+			parens = 0
+		case "}":
+			braces = max(braces-1, 0)
+			parens = 0
+		case "(":
+			parens++
+		case ")":
+			parens = max(parens-1, 0)
+		}
+	}
+	for {
+		t := p.peek()
+		if t.kind == tEOF {
+			return
+		}
+		if t.kind == tPunct {
+			switch t.text {
+			case ";":
+				if braces == 0 && (parens == 0 || !inFor) {
+					p.next()
+					return
+				}
+			case "(":
+				parens++
+			case ")":
+				parens = max(parens-1, 0)
+			case "{":
+				braces++
+				parens = 0
+			case "}":
+				if braces == 0 && !global {
+					if p.pos == start {
+						p.next() // a stray '}' that is the whole failed statement
+					}
+					return
+				}
+				p.next()
+				braces = max(braces-1, 0)
+				parens = 0
+				if braces > 0 {
+					continue
+				}
+				if !global {
+					return
+				}
+				// "struct S { ... } s[2], t;": skip the declarators too.
+				if p.peek().kind == tIdent && !keywords[p.peek().text] {
+					switch p.peekAt(1).text {
+					case ";", ",", "[", "=":
+						continue
+					}
+				}
+				p.accept(";")
+				return
+			}
+		}
+		p.next()
+	}
 }
 
 func (p *parser) run() {
@@ -88,9 +230,11 @@ func (p *parser) run() {
 	g.precision[SamplerCube] = Lowp
 	p.checkTokens()
 	for p.peek().kind != tEOF {
-		p.external()
+		p.recoverable(true, p.external)
 	}
-	p.finish()
+	if p.syntaxErrors == 0 {
+		p.finish()
+	}
 }
 
 // checkTokens rejects tokens that may appear only in preprocessor
@@ -99,21 +243,21 @@ func (p *parser) checkTokens() {
 	for _, t := range p.toks {
 		switch t.kind {
 		case tInvalid:
-			p.syntax(t, "invalid character")
+			p.fatal(t, "invalid character")
 		case tPunct:
 			switch t.text {
 			case "%", "~", "<<", ">>", "&", "|", "^", "%=", "<<=", ">>=", "&=", "|=", "^=":
-				p.syntax(t, "reserved operator")
+				p.fatal(t, "reserved operator")
 			case "#", "##":
-				p.syntax(t, "unexpected preprocessor token")
+				p.fatal(t, "unexpected preprocessor token")
 			}
 		case tNumber:
 			if _, _, ok := numberValue(t.text); !ok {
-				p.syntax(t, "invalid number")
+				p.fatal(t, "invalid number")
 			}
 		case tIdent:
 			if reservedWords[t.text] {
-				p.syntax(t, "reserved keyword")
+				p.fatal(t, "reserved keyword")
 			}
 		}
 	}

@@ -225,7 +225,11 @@ func (p *preprocessor) expand(toks []token, hide map[string]bool, depth int) []t
 			if idx >= 0 {
 				body = append(body, relocate(expArgs[idx], t.line)...)
 			} else {
-				b.line = t.line
+				// The replacement list is rescanned where the invocation
+				// ends, so __LINE__ in it is the line of the closing ')'
+				// (dEQP preprocessor.predefined_macros.line_2); arguments
+				// were expanded earlier, at their own lines.
+				b.line = toks[j].line
 				body = append(body, b)
 			}
 		}

@@ -6,7 +6,7 @@ func (p *parser) statement() Stmt {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxNesting {
-		p.syntax(t, "statements nested too deeply")
+		p.fatal(t, "statements nested too deeply")
 	}
 	line := t.line
 	if t.kind == tPunct {
@@ -108,7 +108,10 @@ func (p *parser) block() *BlockStmt {
 		if p.peek().kind == tEOF {
 			p.syntax(p.peek(), "syntax error, missing '}'")
 		}
-		b.Stmts = append(b.Stmts, p.statement())
+		var st Stmt
+		if p.recoverable(false, func() { st = p.statement() }) {
+			b.Stmts = append(b.Stmts, st)
+		}
 	}
 	p.expect("}")
 	return b
@@ -195,10 +198,72 @@ func (p *parser) forStmt() Stmt {
 		s.Post = p.expression()
 	}
 	p.expect(")")
+	var li *loopIndex
+	if v := appendixLoopIndex(s); v != nil {
+		li = &loopIndex{v: v}
+		p.loopIndices = append(p.loopIndices, li)
+	}
 	p.loops++
 	s.Body = p.statementNoScope()
 	p.loops--
+	if li != nil {
+		p.loopIndices = p.loopIndices[:len(p.loopIndices)-1]
+		if li.written {
+			for _, line := range li.samplerUses {
+				p.errorf(line, "[", "samplers may be indexed only with constant-index expressions (the loop index '"+
+					li.v.Name+"' is modified in the loop body, so it is not a loop index of GLSL ES 1.00 Appendix A §4)")
+			}
+		}
+	}
 	return s
+}
+
+// loopIndex is the index of an enclosing for loop whose header has the
+// form of GLSL ES 1.00 Appendix A §4, while its body is parsed. It is a
+// loop index (usable in constant-index expressions, Appendix A §5) only if
+// the body does not assign it either; that is known at the end of the
+// body, so sampler indexing that relies on it is recorded and reported
+// then.
+type loopIndex struct {
+	v           *Variable
+	written     bool  // the body assigns it or passes it as out/inout
+	samplerUses []int // lines of sampler array indexing that use it
+}
+
+// appendixLoopIndex returns the loop index of a for loop whose header has
+// the form Appendix A §4 requires, or nil:
+//
+//	for (T i = constant; i relop constant; i++ | i-- | ++i | --i | i += constant | i -= constant)
+//
+// with T int or float.
+func appendixLoopIndex(s *ForStmt) *Variable {
+	d, ok := s.Init.(*DeclStmt)
+	if !ok || d.Struct != nil || len(d.Vars) != 1 {
+		return nil
+	}
+	v := d.Vars[0].Var
+	if v.Type.Kind != Int && v.Type.Kind != Float || d.Vars[0].Init == nil || d.Vars[0].Init.Value() == nil {
+		return nil
+	}
+	isIndex := func(e Expr) bool {
+		id, ok := e.(*Ident)
+		return ok && id.Var == v
+	}
+	c, ok := s.Cond.(*Binary)
+	if !ok || c.Op < OpLess || c.Op > OpNotEq || !isIndex(c.X) || c.Y.Value() == nil {
+		return nil
+	}
+	switch x := s.Post.(type) {
+	case *Unary:
+		if (x.Op == OpPreInc || x.Op == OpPreDec || x.Op == OpPostInc || x.Op == OpPostDec) && isIndex(x.X) {
+			return v
+		}
+	case *Assign:
+		if (x.Op == OpAddAssign || x.Op == OpSubAssign) && isIndex(x.LHS) && x.RHS.Value() != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 func (p *parser) checkReturn(s *ReturnStmt) {

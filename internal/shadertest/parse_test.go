@@ -34,7 +34,9 @@ func TestParse(t *testing.T) {
 		check              func(*Test) bool
 	}{
 		{"passthrough", "[vertex shader passthrough]\n[fragment shader]\nvoid main(){}\n[test]\ndraw rect -1 -1 2 2\n", "",
-			func(s *Test) bool { return s.Passthrough && s.VertexSrc == Passthrough && len(s.Commands) == 1 && s.Commands[0].Line == 5 }},
+			func(s *Test) bool {
+				return s.Passthrough && s.VertexSrc == Passthrough && len(s.Commands) == 1 && s.Commands[0].Line == 5
+			}},
 		{"vertex data", "[vertex data]\npiglit_vertex/float/2 c/float/3\n0 0 1 2 3\n1 1 1 2 3\n", "",
 			func(s *Test) bool { return len(s.VertexData.Rows) == 2 && s.VertexData.Attribs[1].Count == 3 }},
 		{"short row", "[vertex data]\nv/float/2\n0\n", ":3: vertex data row has 1 values, header needs 2", nil},

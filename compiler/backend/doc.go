@@ -1,0 +1,107 @@
+// Package backend turns the scalar SSA IR of compiler/ir into TG shader-core
+// (QPU) machine code: the code generator at the bottom of the compiler
+// (docs/ARCHITECTURE: compiler/glsl → compiler/ir → compiler/backend),
+// modelled on Mesa's vc4 back end (QIR, vc4_register_allocate.c,
+// vc4_qpu_schedule.c, vc4_qpu_emit.c).
+//
+// # Phases
+//
+// Each phase is a separate exported function with its own tests, in the
+// wazero style, and Compile runs them in order:
+//
+//  1. Select: ir.Func → *Program, the machine IR ("QIR"): instructions over
+//     virtual registers (temps) that already name the hardware's read
+//     specials (UNIFORM, VARYING, VPM, FRAG_*, …), magic write addresses
+//     (SFU, TMU, TLB, VPM), r4 results, conditions and flags. A comparison
+//     used only by a select becomes flags and conditional moves directly;
+//     dead code is removed and single-use values are sunk next to their
+//     reader so that they fit accumulators.
+//  2. RegAlloc: class-based graph colouring with spilling (below). The
+//     result is the same Program with every temp replaced by r0–r4, A or B,
+//     plus the moves that keep at most one A and one B read per instruction.
+//  3. Schedule: per basic block list scheduling (critical-path priority)
+//     over the allocated code. It honours register, flag and stream
+//     dependencies, the SFU→r4 latency (result readable from the second
+//     instruction after the write, also across block boundaries), the TMU
+//     FIFO order, and pairs an add-unit op with a mul-unit op (and a
+//     signal such as LDTMU) into one instruction when the raddr constraints
+//     allow (one A and one B read, small immediates in B). Operands are read
+//     before results are written, so an instruction may overwrite a
+//     register that the same instruction reads. It runs after allocation,
+//     as vc4_qpu_schedule.c does, because pairing depends on which file
+//     each operand ended up in.
+//  4. Encode: bundles → isa.Instr → 64-bit words (hw/isa), resolving branch
+//     offsets and building the uniform stream in final code order.
+//
+// # Control flow
+//
+// The hardware runs all 16 lanes through every instruction. Structured
+// If/Loop nodes become per-lane execution masks: a temp "exec" holds 0 in
+// active lanes. Writes that must not disturb inactive lanes (loop-carried
+// phis, If-merge phis written from the Else side, TMU direct loads) are
+// conditional on it (mov.setf of exec, then cond ZS). Everything else is
+// computed unconditionally: an inactive lane's temps are garbage nobody
+// reads. Real branches (b.allzc / b.anyzs on exec) skip a region no lane
+// executes and leave a loop once no lane runs another iteration, so loops
+// with per-lane trip counts iterate until the last lane finishes.
+//
+// # Uniform stream
+//
+// The stream is sequential and Binary.Uniforms is built from the final code
+// order, so each read must execute exactly once per batch, in code order.
+// A uniform loaded in a top-level block (never skipped, never repeated) is
+// read where the IR has it; if that load has a single user that is one
+// plain ALU op or output write, the read is folded into the user as its
+// UNIFORM operand (as vc4 does). Every other uniform (loaded inside an If
+// or Loop) is read once at the start of the entry block (hoisted). A
+// texture fetch's TMU_S write consumes one entry, its descriptor. If no
+// fetch sits inside a Loop, fetches consume their entries in program order
+// and regions that contain one are never skipped by a uniform branch: the
+// TMU_S write executes unconditionally-in-order (its lanes masked by the
+// coordinates only). If a fetch sits inside a loop, all uniforms are
+// hoisted and every TMU_S write is preceded by a write of
+// UNIFORMS_ADDRESS = stream base + 4·(its entry's position), the stream
+// base being itself an entry (ir.UniformStreamAddress); then no fetch
+// depends on how many others ran before it.
+//
+// # Register allocation
+//
+// Classes follow vc4: accumulators r0–r2 (r3 is kept for the moves that fix
+// two reads from one register file, and for spill addresses), r4 (only for
+// a value moved out of r4 right after an SFU/TMU result and not live across
+// another r4 write), file A and file B (A0–31/B0–31, or 0–15 for a
+// threaded fragment shader). Values live across a THRSW may not be in
+// accumulators. Live intervals come from block-level dataflow liveness
+// (restricted to where some definition reaches, so a conditionally written
+// temp does not look live from the program start) over the linear block
+// order, extended over whole loops for loop-carried values. Two temps
+// interfere when their intervals overlap.
+//
+// Colouring is Runeson & Nyström's class-based scheme as in Mesa's
+// register_allocate.c: a node of class C is trivially colourable when
+// Σ q(C, class(n)) over its neighbours n is below p(C), where p(C) is the
+// number of registers of C and q(C, D) the most registers of C one
+// neighbour of class D can block. Simplify removes such nodes; when none is
+// left the node with the lowest spill cost per degree is removed
+// optimistically. Select pops nodes and takes the first free register in a
+// per-node order: short-lived values try the accumulators first, long-lived
+// ones the register files first (so accumulators go to short-lived values,
+// vc4's sort by interval length). Between A and B, a breadth-first greedy
+// max-cut of the "read together" graph picks each value's file, so that
+// the two operands of an instruction (a uniform and an attribute in a
+// matrix product) sit in different files; a remaining conflict costs one
+// move into r3.
+//
+// When select cannot colour a node, the spill candidate is the spillable
+// temp with the lowest cost/degree among that node and its neighbours
+// (only they free a register there), where cost is Σ 10^loopdepth over its
+// defs and uses; select goes on, so one round spills everything the
+// colouring needs, then liveness and colouring run again. Temps created by
+// spilling (and the scratch base) are never chosen; they are coloured
+// first. A spilled temp is stored
+// after each def (TMU_STORE_DATA, then TMU_STORE_ADDR with the def's
+// condition) and filled before each use (TMU_ADDR, LDTMU, move from r4),
+// at ScratchAddress + QPU_NUMBER·ScratchBytesPerThread + lane·4 + slot·64.
+// The scratch base comes from the uniform stream (ir.UniformScratchAddress);
+// spill code goes around atomic SFU/TMU sequences, never inside them.
+package backend

@@ -1,0 +1,173 @@
+package backend
+
+// bitset is a set of temps.
+type bitset []uint64
+
+func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
+func (s bitset) has(i int) bool    { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (s bitset) set(i int)         { s[i>>6] |= 1 << (uint(i) & 63) }
+func (s bitset) copyFrom(o bitset) { copy(s, o) }
+func (s bitset) equal(o bitset) bool {
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// intervals holds the linear-order live interval of every temp: the temp
+// needs its register from Start (its first definition, or the start of a
+// block it is live into) up to End (its last read, or the end of a block
+// it is live out of). Two temps interfere when Start_i < End_j and
+// Start_j < End_i; a temp read and another written by the same instruction
+// do not.
+type intervals struct {
+	Start, End []int
+	insts      []*Inst // linear order; index = ip
+	depth      []int   // loop depth of each ip
+}
+
+// computeIntervals runs block-level liveness (conditional writes do not
+// kill) intersected with reaching definitions (a temp is not live before
+// any definition of it can have run), then takes each temp's hull.
+func computeIntervals(p *Program) *intervals {
+	n := p.NumTemps
+	nb := len(p.Blocks)
+	use := make([]bitset, nb)
+	kill := make([]bitset, nb)
+	gen := make([]bitset, nb)
+	ip0 := make([]int, nb+1)
+	iv := &intervals{Start: make([]int, n), End: make([]int, n)}
+	for i := range iv.Start {
+		iv.Start[i] = 1 << 30
+		iv.End[i] = -1
+	}
+	for bi, b := range p.Blocks {
+		use[bi], kill[bi], gen[bi] = newBitset(n), newBitset(n), newBitset(n)
+		ip0[bi] = len(iv.insts)
+		for _, in := range b.Insts {
+			ip := len(iv.insts)
+			iv.insts = append(iv.insts, in)
+			iv.depth = append(iv.depth, b.LoopDepth)
+			for _, r := range in.Reads() {
+				if r.IsTemp() {
+					if !kill[bi].has(r.Index) {
+						use[bi].set(r.Index)
+					}
+					iv.touch(r.Index, ip)
+				}
+			}
+			if in.Dst.IsTemp() {
+				gen[bi].set(in.Dst.Index)
+				if in.writesAll() {
+					kill[bi].set(in.Dst.Index)
+				}
+				iv.touch(in.Dst.Index, ip)
+			}
+		}
+	}
+	ip0[nb] = len(iv.insts)
+	succ := make([][]int, nb)
+	pred := make([][]int, nb)
+	for bi := range p.Blocks {
+		succ[bi] = p.successors(bi)
+		for _, s := range succ[bi] {
+			pred[s] = append(pred[s], bi)
+		}
+	}
+	// Reaching definitions (forward).
+	reachIn, reachOut := make([]bitset, nb), make([]bitset, nb)
+	for bi := range reachIn {
+		reachIn[bi], reachOut[bi] = newBitset(n), newBitset(n)
+	}
+	tmp := newBitset(n)
+	for changed := true; changed; {
+		changed = false
+		for bi := 0; bi < nb; bi++ {
+			for w := range tmp {
+				tmp[w] = 0
+			}
+			for _, pb := range pred[bi] {
+				for w := range tmp {
+					tmp[w] |= reachOut[pb][w]
+				}
+			}
+			reachIn[bi].copyFrom(tmp)
+			for w := range tmp {
+				tmp[w] |= gen[bi][w]
+			}
+			if !tmp.equal(reachOut[bi]) {
+				reachOut[bi].copyFrom(tmp)
+				changed = true
+			}
+		}
+	}
+	// Liveness (backward).
+	liveIn, liveOut := make([]bitset, nb), make([]bitset, nb)
+	for bi := range liveIn {
+		liveIn[bi], liveOut[bi] = newBitset(n), newBitset(n)
+	}
+	for changed := true; changed; {
+		changed = false
+		for bi := nb - 1; bi >= 0; bi-- {
+			for w := range tmp {
+				tmp[w] = 0
+			}
+			for _, sb := range succ[bi] {
+				for w := range tmp {
+					tmp[w] |= liveIn[sb][w]
+				}
+			}
+			liveOut[bi].copyFrom(tmp)
+			for w := range tmp {
+				tmp[w] = use[bi][w] | (tmp[w] &^ kill[bi][w])
+			}
+			if !tmp.equal(liveIn[bi]) {
+				liveIn[bi].copyFrom(tmp)
+				changed = true
+			}
+		}
+	}
+	for bi := 0; bi < nb; bi++ {
+		for w := range liveIn[bi] {
+			in := liveIn[bi][w] & reachIn[bi][w]
+			out := liveOut[bi][w] & reachOut[bi][w]
+			for b := 0; b < 64; b++ {
+				t := w*64 + b
+				if in&(1<<uint(b)) != 0 {
+					iv.touch(t, ip0[bi])
+				}
+				if out&(1<<uint(b)) != 0 {
+					iv.touch(t, ip0[bi+1])
+				}
+			}
+		}
+	}
+	for t := range iv.Start {
+		if iv.End[t] == iv.Start[t] {
+			// A dead definition still clobbers its register.
+			iv.End[t]++
+		}
+	}
+	return iv
+}
+
+func (iv *intervals) touch(t, ip int) {
+	if ip < iv.Start[t] {
+		iv.Start[t] = ip
+	}
+	if ip > iv.End[t] {
+		iv.End[t] = ip
+	}
+}
+
+// overlap reports whether temps a and b interfere.
+func (iv *intervals) overlap(a, b int) bool {
+	return iv.Start[a] < iv.End[b] && iv.Start[b] < iv.End[a]
+}
+
+// liveAcross reports whether temp t must survive the instruction at ip.
+func (iv *intervals) liveAcross(t, ip int) bool {
+	return iv.Start[t] < ip && ip < iv.End[t]
+}

@@ -1,0 +1,797 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sort"
+
+	"github.com/tilegpu/tilegpu/compiler/ir"
+	"github.com/tilegpu/tilegpu/hw/isa"
+)
+
+// Physical register numbering used by the allocator.
+const (
+	physAcc   = 0  // r0..r2 (r3 is the fixup/spill scratch)
+	numAcc    = 3  //
+	physR4    = 3  // r4
+	physA     = 4  // A0..A31
+	physB     = 36 // B0..B31
+	numPhys   = 68 //
+	fixupAcc  = 3  // r3
+	maxRounds = 100
+)
+
+// regSet is a set of physical registers.
+type regSet [2]uint64
+
+func (s *regSet) add(r int)          { s[r>>6] |= 1 << (uint(r) & 63) }
+func (s regSet) has(r int) bool      { return s[r>>6]&(1<<(uint(r)&63)) != 0 }
+func (s regSet) count() int          { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
+func (s regSet) and(o regSet) regSet { return regSet{s[0] & o[0], s[1] & o[1]} }
+func (s regSet) empty() bool         { return s[0] == 0 && s[1] == 0 }
+
+// Class bits (vc4_register_allocate.c's CLASS_BIT_*).
+const (
+	classAcc = 1 << iota
+	classR4
+	classA
+	classB
+	numClasses = 16
+)
+
+// regClasses is the target model <Regs, Classes> with the pq values of
+// Runeson & Nyström precomputed: p[c] registers in class c, q[b][c] the
+// most registers of class b one node of class c can block.
+type regClasses struct {
+	set [numClasses]regSet
+	p   [numClasses]int
+	q   [numClasses][numClasses]int
+}
+
+func newRegClasses(fileRegs int) *regClasses {
+	rc := &regClasses{}
+	for c := 0; c < numClasses; c++ {
+		var s regSet
+		if c&classAcc != 0 {
+			for i := 0; i < numAcc; i++ {
+				s.add(physAcc + i)
+			}
+		}
+		if c&classR4 != 0 {
+			s.add(physR4)
+		}
+		for i := 0; i < fileRegs; i++ {
+			if c&classA != 0 {
+				s.add(physA + i)
+			}
+			if c&classB != 0 {
+				s.add(physB + i)
+			}
+		}
+		rc.set[c] = s
+		rc.p[c] = s.count()
+	}
+	// Registers do not alias, so a neighbour of class c blocks at most one
+	// register of b, and only if the classes share one.
+	for b := 0; b < numClasses; b++ {
+		for c := 0; c < numClasses; c++ {
+			if !rc.set[b].and(rc.set[c]).empty() {
+				rc.q[b][c] = 1
+			}
+		}
+	}
+	return rc
+}
+
+// errNoColour is returned by colour when it must spill but cannot.
+var errNoColour = errors.New("backend: register allocation failed: nothing left to spill")
+
+// allocation is the result of colouring.
+type allocation struct {
+	reg    []int // physical register per temp, -1 if unused
+	ok     bool  // every live temp has a register
+	spills []int // temps to spill if colouring failed
+	stuck  int   // an unspillable temp select could not colour, or -1
+}
+
+// colour runs class-based graph colouring over the intervals.
+func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
+	n := p.NumTemps
+	live := make([]bool, n)
+	for t := 0; t < n; t++ {
+		live[t] = iv.End[t] >= 0
+	}
+	// Interference graph from interval overlap (sweep in start order).
+	order := make([]int, 0, n)
+	for t := 0; t < n; t++ {
+		if live[t] {
+			order = append(order, t)
+		}
+	}
+	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
+	adj := make([][]int, n)
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if iv.Start[b] >= iv.End[a] {
+				break
+			}
+			if iv.overlap(a, b) {
+				adj[a] = append(adj[a], b)
+				adj[b] = append(adj[b], a)
+			}
+		}
+	}
+	// Spill costs.
+	cost := make([]float64, n)
+	for ip, in := range iv.insts {
+		w := 1.0
+		for d := 0; d < iv.depth[ip] && d < 6; d++ {
+			w *= 10
+		}
+		for _, r := range in.Reads() {
+			if r.IsTemp() {
+				cost[r.Index] += w
+			}
+		}
+		if in.Dst.IsTemp() {
+			cost[in.Dst.Index] += w
+		}
+	}
+	noSpill := make([]bool, n)
+	for _, in := range iv.insts {
+		if in.noSpill {
+			for _, r := range append(in.Reads(), in.Dst) {
+				if r.IsTemp() {
+					noSpill[r.Index] = true
+				}
+			}
+		}
+	}
+	for t := range p.unspillable {
+		noSpill[t] = true
+	}
+
+	// Simplify.
+	qsum := make([]int, n)
+	for _, a := range order {
+		for _, b := range adj[a] {
+			qsum[a] += rc.q[class[a]][class[b]]
+		}
+	}
+	removed := make([]bool, n)
+	queued := make([]bool, n)
+	stack := make([]int, 0, len(order))
+	var work []int // trivially colourable nodes not yet removed
+	for _, t := range order {
+		if qsum[t] < rc.p[class[t]] {
+			work = append(work, t)
+			queued[t] = true
+		}
+	}
+	remaining := len(order)
+	for remaining > 0 {
+		pick := -1
+		for len(work) > 0 && pick < 0 {
+			t := work[len(work)-1]
+			work = work[:len(work)-1]
+			if !removed[t] {
+				pick = t
+			}
+		}
+		if pick < 0 {
+			// Optimistic: remove the cheapest node per degree; select may
+			// still find it a colour.
+			best := 0.0
+			for _, t := range order {
+				if removed[t] {
+					continue
+				}
+				score := cost[t] / float64(len(adj[t])+1)
+				if noSpill[t] {
+					score += 1e30
+				}
+				if pick < 0 || score < best {
+					pick, best = t, score
+				}
+			}
+		}
+		removed[pick] = true
+		remaining--
+		stack = append(stack, pick)
+		for _, b := range adj[pick] {
+			if !removed[b] {
+				qsum[b] -= rc.q[class[b]][class[pick]]
+				if !queued[b] && qsum[b] < rc.p[class[b]] {
+					queued[b] = true
+					work = append(work, b)
+				}
+			}
+		}
+	}
+
+	// Select.
+	reg := make([]int, n)
+	for i := range reg {
+		reg[i] = -1
+	}
+	partners := operandPartners(iv.insts, n)
+	pref := preferFiles(partners, order)
+	fileCount := [2]int{}
+	// Long-lived values that cannot be spilled (the scratch base) are
+	// coloured first: they conflict with every spill temp, so they must
+	// not find all registers taken by them.
+	// Temps that got stuck in an earlier round go before everything.
+	rank := func(t int) int {
+		switch {
+		case p.colourFirst[t]:
+			return 0
+		case noSpill[t] && iv.End[t]-iv.Start[t] > shortLived:
+			return 1
+		}
+		return 2
+	}
+	selectOrder := make([]int, 0, len(stack))
+	for r := 0; r < 3; r++ {
+		for i := len(stack) - 1; i >= 0; i-- {
+			if t := stack[i]; rank(t) == r {
+				selectOrder = append(selectOrder, t)
+			}
+		}
+	}
+	chosen := map[int]bool{}
+	var spills []int
+	stuck := -1
+	for _, t := range selectOrder {
+		var used regSet
+		for _, b := range adj[t] {
+			if reg[b] >= 0 {
+				used.add(reg[b])
+			}
+		}
+		avail := rc.set[class[t]]
+		r := pickReg(avail, used, t, iv, reg, partners, pref, &fileCount)
+		if r < 0 {
+			// Keep going: every node that fails proposes a spill, so one
+			// round spills all that this colouring needs.
+			if c := chooseSpill(cost, adj, noSpill, t, chosen); c >= 0 {
+				chosen[c] = true
+				spills = append(spills, c)
+			} else if c == -1 && stuck < 0 {
+				stuck = t
+			}
+			continue
+		}
+		reg[t] = r
+	}
+	if len(spills) > 0 || stuck >= 0 {
+		return allocation{reg: reg, spills: spills, stuck: stuck}
+	}
+	return allocation{reg: reg, ok: true, stuck: -1}
+}
+
+// shortLived is the interval length (in QIR instructions) up to which a
+// value prefers an accumulator: such values are typically an operand of
+// the next few instructions, where accumulators avoid raddr conflicts.
+// Measured on the bench shaders (TestBenchShaders): 3 → phong.vs 75
+// instructions, 4 → 70, 6 → 69, 8 → 67, 12 → 68; the others do not move.
+const shortLived = 8
+
+func pickReg(avail, used regSet, t int, iv *intervals, reg []int, partners [][]int, pref []int8, fileCount *[2]int) int {
+	free := func(r int) bool { return avail.has(r) && !used.has(r) }
+	if avail.has(physR4) && free(physR4) {
+		return physR4
+	}
+	tryAcc := func() int {
+		for i := 0; i < numAcc; i++ {
+			if free(physAcc + i) {
+				return physAcc + i
+			}
+		}
+		return -1
+	}
+	short := iv.End[t]-iv.Start[t] <= shortLived
+	if short {
+		if r := tryAcc(); r >= 0 {
+			return r
+		}
+	}
+	// File A or B: away from the files of the values read together with t.
+	var inA, inB int
+	for _, o := range partners[t] {
+		if o == partnerSmallImm {
+			inB++
+			continue
+		}
+		switch r := reg[o]; {
+		case r >= physA && r < physB:
+			inA++
+		case r >= physB:
+			inB++
+		}
+	}
+	first, second := physA, physB
+	switch {
+	case pref[t] != 0:
+		if pref[t] > 0 {
+			first, second = physB, physA
+		}
+	case inA != inB:
+		if inA > inB {
+			first, second = physB, physA
+		}
+	case fileCount[0] > fileCount[1]:
+		first, second = physB, physA
+	}
+	for _, base := range []int{first, second} {
+		for i := 0; i < 32; i++ {
+			if free(base + i) {
+				if base == physA {
+					fileCount[0]++
+				} else {
+					fileCount[1]++
+				}
+				return base + i
+			}
+		}
+	}
+	return tryAcc()
+}
+
+// preferFiles splits the temps read together into files A (−1) and B
+// (+1) by a greedy max-cut of the partner graph, most-connected first, so
+// that both operands of an instruction tend to land in different files
+// and no fixup move is needed. 0: no preference.
+func preferFiles(partners [][]int, order []int) []int8 {
+	pref := make([]int8, len(partners))
+	byDegree := append([]int(nil), order...)
+	sort.SliceStable(byDegree, func(i, j int) bool { return len(partners[byDegree[i]]) > len(partners[byDegree[j]]) })
+	var balance int
+	decide := func(t int) {
+		vote := 0
+		for _, o := range partners[t] {
+			if o == partnerSmallImm {
+				vote++ // small immediates are read through B
+			} else {
+				vote += int(pref[o])
+			}
+		}
+		switch {
+		case vote > 0:
+			pref[t] = -1
+		case vote < 0:
+			pref[t] = 1
+		case balance > 0:
+			pref[t] = -1
+		default:
+			pref[t] = 1
+		}
+		balance += int(pref[t])
+	}
+	// Breadth-first from the most connected temp: a bipartite partner
+	// graph (matrix × vector: uniforms on one side, inputs on the other)
+	// is split exactly.
+	var queue []int
+	for _, root := range byDegree {
+		if pref[root] != 0 || len(partners[root]) == 0 {
+			continue
+		}
+		decide(root)
+		queue = append(queue[:0], root)
+		for len(queue) > 0 {
+			t := queue[0]
+			queue = queue[1:]
+			for _, o := range partners[t] {
+				if o != partnerSmallImm && pref[o] == 0 {
+					decide(o)
+					queue = append(queue, o)
+				}
+			}
+		}
+	}
+	return pref
+}
+
+// partnerSmallImm stands for a small immediate (read through B) in the
+// partner lists.
+const partnerSmallImm = -1
+
+// operandPartners lists, per temp, the temps (or partnerSmallImm) it is
+// read together with.
+func operandPartners(insts []*Inst, n int) [][]int {
+	out := make([][]int, n)
+	for _, in := range insts {
+		if !in.Op.IsALU() || in.Op.unary() || in.Src[0] == in.Src[1] {
+			continue
+		}
+		a, b := in.Src[0], in.Src[1]
+		switch {
+		case a.IsTemp() && b.IsTemp():
+			out[a.Index] = append(out[a.Index], b.Index)
+			out[b.Index] = append(out[b.Index], a.Index)
+		case a.IsTemp() && b.File == FileSmallImm:
+			out[a.Index] = append(out[a.Index], partnerSmallImm)
+		case b.IsTemp() && a.File == FileSmallImm:
+			out[b.Index] = append(out[b.Index], partnerSmallImm)
+		}
+	}
+	return out
+}
+
+// chooseSpill returns the spillable temp among failed and its neighbours
+// with the lowest cost per degree, -2 if one of them is already chosen, or
+// -1 if none can be spilled.
+func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen map[int]bool) int {
+	// Spill the failed node or one of its neighbours: only those free a
+	// register where colouring got stuck.
+	best, pick := 0.0, -1
+	for _, t := range append([]int{failed}, adj[failed]...) {
+		if noSpill[t] {
+			continue
+		}
+		if chosen[t] {
+			// A neighbour already spilled this round frees the register.
+			return -2
+		}
+		score := cost[t] / float64(len(adj[t])+1)
+		if pick < 0 || score < best {
+			best, pick = score, t
+		}
+	}
+	return pick
+}
+
+func sortInts(a []int, less func(x, y int) bool) {
+	sort.SliceStable(a, func(i, j int) bool { return less(a[i], a[j]) })
+}
+
+// tempClasses computes each temp's class bits.
+func tempClasses(p *Program, iv *intervals) []int {
+	n := p.NumTemps
+	class := make([]int, n)
+	defs := make([]int, n)
+	for t := range class {
+		class[t] = classAcc | classA | classB
+	}
+	for _, in := range iv.insts {
+		if in.Dst.IsTemp() {
+			defs[in.Dst.Index]++
+		}
+	}
+	r4ok := make([]bool, n)
+	for _, in := range iv.insts {
+		if in.Dst.IsTemp() && in.Op == OpMov && in.Src[0] == R4 && in.Cond == isa.CondAlways && !in.SF && defs[in.Dst.Index] == 1 {
+			r4ok[in.Dst.Index] = true
+		}
+	}
+	var r4w, thrsw []int
+	for ip, in := range iv.insts {
+		if in.writesR4() {
+			r4w = append(r4w, ip)
+		}
+		if in.Op == OpThrsw {
+			thrsw = append(thrsw, ip)
+		}
+	}
+	for t := 0; t < n; t++ {
+		if iv.End[t] < 0 {
+			continue
+		}
+		if r4ok[t] {
+			ok := true
+			for _, ip := range r4w {
+				if iv.liveAcross(t, ip) {
+					ok = false
+					break
+				}
+			}
+			for _, ip := range thrsw {
+				if iv.Start[t] <= ip && ip < iv.End[t] {
+					ok = false
+				}
+			}
+			if ok {
+				class[t] |= classR4
+			}
+		}
+		for _, ip := range thrsw {
+			if iv.Start[t] <= ip && ip < iv.End[t] {
+				class[t] &^= classAcc
+			}
+		}
+	}
+	return class
+}
+
+// RegAlloc assigns every temp of p a physical register, spilling to
+// scratch memory until colouring succeeds, then rewrites the program over
+// physical registers and inserts the moves that keep each instruction to
+// one A and one B read.
+func RegAlloc(p *Program, opts Options) error {
+	fileRegs := 32
+	if p.Threaded {
+		fileRegs = 16
+	}
+	if opts.RegisterLimit > 0 && opts.RegisterLimit < fileRegs {
+		fileRegs = opts.RegisterLimit
+	}
+	rc := newRegClasses(fileRegs)
+	for round := 0; ; round++ {
+		iv := computeIntervals(p)
+		class := tempClasses(p, iv)
+		a := colour(p, iv, rc, class)
+		if a.ok {
+			rewritePhysical(p, a.reg)
+			break
+		}
+		if round >= maxRounds {
+			return fmt.Errorf("backend: register allocation did not converge after %d rounds", round)
+		}
+		if len(a.spills) == 0 {
+			if p.colourFirst == nil {
+				p.colourFirst = map[int]bool{}
+			}
+			if p.colourFirst[a.stuck] {
+				return errNoColour
+			}
+			p.colourFirst[a.stuck] = true
+			continue
+		}
+		for _, t := range a.spills {
+			spillTemp(p, t)
+		}
+	}
+	fixupRaddrConflicts(p)
+	return nil
+}
+
+func rewritePhysical(p *Program, reg []int) {
+	acc := 0
+	for _, r := range reg {
+		if r >= 0 && r <= physR4 {
+			acc++
+		}
+	}
+	p.AccumulatorValues = acc
+	phys := func(r Reg) Reg {
+		if !r.IsTemp() {
+			return r
+		}
+		x := reg[r.Index]
+		switch {
+		case x < 0:
+			// Never live: a write nobody reads. Send it nowhere.
+			return nop
+		case x < numAcc:
+			return Acc(x)
+		case x == physR4:
+			return R4
+		case x < physB:
+			return RegA(x - physA)
+		default:
+			return RegB(x - physB)
+		}
+	}
+	for _, b := range p.Blocks {
+		out := b.Insts[:0]
+		for _, in := range b.Insts {
+			in.Dst = phys(in.Dst)
+			in.Src[0], in.Src[1] = phys(in.Src[0]), phys(in.Src[1])
+			if in.Op == OpMov && in.Dst == in.Src[0] && in.Cond == isa.CondAlways && !in.SF && in.Uniform < 0 {
+				continue // includes mov t, r4 with t allocated to r4
+			}
+			out = append(out, in)
+		}
+		b.Insts = out
+	}
+	for _, b := range p.Blocks {
+		for _, in := range b.Insts {
+			if in.scratchBytes {
+				in.Imm = uint32(p.SpillSlots) * 64
+			}
+		}
+	}
+}
+
+// readSlots classifies an operand's use of the read addresses.
+func readFile(r Reg) (a, b bool, either bool) {
+	switch r.File {
+	case FileA:
+		return true, false, false
+	case FileB, FileSmallImm:
+		return false, true, false
+	case FileSpecial:
+		si := specialInfo[r.Index]
+		if si.a && si.b {
+			return false, false, true
+		}
+		return si.a, si.b, false
+	}
+	return false, false, false
+}
+
+// fits reports whether the distinct operands can be read in one
+// instruction (one raddr_a, one raddr_b).
+func fits(ops []Reg) bool {
+	var ra, rb Reg
+	var either []Reg
+	for _, r := range ops {
+		a, b, e := readFile(r)
+		switch {
+		case a:
+			if !ra.IsNone() && ra != r {
+				return false
+			}
+			ra = r
+		case b:
+			if !rb.IsNone() && rb != r {
+				return false
+			}
+			rb = r
+		case e:
+			either = append(either, r)
+		}
+	}
+	for _, r := range either {
+		switch {
+		case ra == r || rb == r:
+		case ra.IsNone():
+			ra = r
+		case rb.IsNone():
+			rb = r
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func fixupRaddrConflicts(p *Program) {
+	for _, b := range p.Blocks {
+		var out []*Inst
+		for _, in := range b.Insts {
+			if in.Op.IsALU() && !in.Op.unary() && !fits([]Reg{in.Src[0], in.Src[1]}) {
+				// Move the operand that is not a stream read (its
+				// instruction owns the stream entry).
+				k := 1
+				if in.Src[1].File == FileSpecial && specialInfo[in.Src[1].Index].stream {
+					k = 0
+				}
+				m := newInst(OpMov, Acc(fixupAcc), in.Src[k], Reg{})
+				m.Group = in.Group
+				out = append(out, m)
+				in.Src[k] = Acc(fixupAcc)
+			}
+			out = append(out, in)
+		}
+		b.Insts = out
+	}
+}
+
+// ensureScratchBase computes this lane's scratch address at the start of
+// the entry block: ScratchAddress + QPU_NUMBER·ScratchBytesPerThread +
+// ELEMENT_NUMBER·4.
+func ensureScratchBase(p *Program) Reg {
+	if p.scratchBase.IsTemp() {
+		return p.scratchBase
+	}
+	var seq []*Inst
+	mk := func(op Op, dst, a, b Reg) *Inst {
+		in := newInst(op, dst, a, b)
+		in.noSpill = true
+		seq = append(seq, in)
+		return in
+	}
+	base := p.NewTemp()
+	mk(OpMov, base, Spec(SpecUniform), Reg{}).Uniform = len(p.UniformTable)
+	p.UniformTable = append(p.UniformTable, ir.UniformEntry{Kind: ir.UniformScratchAddress})
+	qn := p.NewTemp()
+	mk(OpMov, qn, Spec(SpecQPUNumber), Reg{})
+	bpt := p.NewTemp()
+	mk(OpLoadImm, bpt, Reg{}, Reg{}).scratchBytes = true
+	off := p.NewTemp()
+	mk(OpMul24, off, qn, bpt)
+	el := p.NewTemp()
+	mk(OpMov, el, Spec(SpecElementNumber), Reg{})
+	el4 := p.NewTemp()
+	mk(AddOp(isa.OpSHL), el4, el, imm(2))
+	b1 := p.NewTemp()
+	mk(AddOp(isa.OpADD), b1, base, off)
+	sb := p.NewTemp()
+	mk(AddOp(isa.OpADD), sb, b1, el4)
+	entry := p.Blocks[0]
+	entry.Insts = append(seq, entry.Insts...)
+	p.scratchBase = sb
+	return sb
+}
+
+// spillTemp moves temp t to a new scratch slot: a store after every
+// definition, a fill before every use, each into a fresh short-lived temp.
+func spillTemp(p *Program, t int) {
+	if p.unspillable == nil {
+		p.unspillable = map[int]bool{}
+	}
+	base := ensureScratchBase(p)
+	slot := p.SpillSlots
+	p.SpillSlots++
+	offset := uint32(slot) * 64
+	addr := func(seq *[]*Inst, dst Reg, cond isa.Cond, g int) {
+		if offset == 0 {
+			in := newInst(OpMov, dst, base, Reg{})
+			in.Cond, in.Group, in.noSpill = cond, g, true
+			*seq = append(*seq, in)
+			return
+		}
+		li := newInst(OpLoadImm, Acc(fixupAcc), Reg{}, Reg{})
+		li.Imm, li.Group, li.noSpill = offset, g, true
+		in := newInst(AddOp(isa.OpADD), dst, base, Acc(fixupAcc))
+		in.Cond, in.Group, in.noSpill = cond, g, true
+		*seq = append(*seq, li, in)
+	}
+	for _, b := range p.Blocks {
+		var out []*Inst
+		insts := b.Insts
+		for i := 0; i < len(insts); i++ {
+			in := insts[i]
+			reads := false
+			for _, r := range in.Reads() {
+				if r == Temp(t) {
+					reads = true
+				}
+			}
+			if reads {
+				g := p.newGroup()
+				var fill []*Inst
+				addr(&fill, Magic(isa.WaddrTMUAddr), isa.CondAlways, g)
+				ld := newInst(OpLdTMU, Reg{}, Reg{}, Reg{})
+				ld.Group, ld.noSpill = g, true
+				nt := p.NewTemp()
+				mv := newInst(OpMov, nt, R4, Reg{})
+				mv.Group, mv.noSpill = g, true
+				fill = append(fill, ld, mv)
+				// Before the group in (or its group) belongs to.
+				at := len(out)
+				if in.Group != 0 {
+					for at > 0 && out[at-1].Group == in.Group {
+						at--
+					}
+				}
+				out = append(out[:at], append(fill, out[at:]...)...)
+				for k := range in.Src {
+					if in.Src[k] == Temp(t) {
+						in.Src[k] = nt
+					}
+				}
+				p.unspillable[nt.Index] = true
+				p.Fills++
+			}
+			out = append(out, in)
+			if in.Dst == Temp(t) {
+				nt := p.NewTemp()
+				in.Dst = nt
+				in.partialDead = true
+				p.unspillable[nt.Index] = true
+				// After the group in belongs to.
+				j := i
+				for in.Group != 0 && j+1 < len(insts) && insts[j+1].Group == in.Group {
+					j++
+					for k := range insts[j].Src {
+						if insts[j].Src[k] == Temp(t) {
+							insts[j].Src[k] = nt
+						}
+					}
+					out = append(out, insts[j])
+				}
+				i = j
+				g := p.newGroup()
+				st := newInst(OpMov, Magic(isa.WaddrTMUStoreData), nt, Reg{})
+				st.Group, st.noSpill = g, true
+				seq := []*Inst{st}
+				addr(&seq, Magic(isa.WaddrTMUStoreAddr), in.Cond, g)
+				out = append(out, seq...)
+				p.Spills++
+			}
+		}
+		b.Insts = out
+	}
+}

@@ -1,0 +1,215 @@
+package backend
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilegpu/tilegpu/compiler/ir"
+)
+
+func TestSelectOps(t *testing.T) {
+	tests := []struct {
+		op   ir.Op
+		typ  ir.Type
+		args int
+		want []string // substrings of the QIR listing, in order
+	}{
+		{ir.OpFAdd, ir.Float, 2, []string{"fadd t2, t0, t1"}},
+		{ir.OpFMul, ir.Float, 2, []string{"fmul t2, t0, t1"}},
+		{ir.OpIShr, ir.Int, 2, []string{"asr t2, t0, t1"}},
+		{ir.OpUShr, ir.Int, 2, []string{"shr t2, t0, t1"}},
+		{ir.OpFFract, ir.Float, 1, []string{"ffract t1, t0"}},
+		{ir.OpRcp, ir.Float, 1, []string{"mov sfu_recip, t0", "mov t1, r4"}},
+		{ir.OpLog2, ir.Float, 1, []string{"mov sfu_log2, t0", "mov t1, r4"}},
+		{ir.OpFLt, ir.Bool, 2, []string{"fsub.setf nop, t0, t1", "mov t2, 0", "mov.ifns t2, 1"}},
+		{ir.OpFGe, ir.Bool, 2, []string{"fsub.setf nop, t0, t1", "mov t2, 0", "mov.ifzs t2, 1", "mov.ifcs t2, 1"}},
+		{ir.OpFNe, ir.Bool, 2, []string{"fsub.setf", "mov t2, 1", "mov.ifzs t2, 0"}},
+		{ir.OpIEq, ir.Bool, 2, []string{"xor.setf nop, t0, t1", "mov.ifzs t2, 1"}},
+		{ir.OpILt, ir.Bool, 2, []string{"max t3, t0, t1", "xor.setf nop, t3, t0", "mov.ifzc t2, 1"}},
+		{ir.OpIMul, ir.Int, 2, []string{"shr", "mul24", "shr", "mul24", "add", "shl", "mul24", "add t2"}},
+		{ir.OpBNot, ir.Bool, 1, []string{"xor t1, t0, 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			x := newFB(ir.Fragment)
+			in := ir.Float
+			if tc.typ.Base == ir.BaseInt || tc.op == ir.OpILt || tc.op == ir.OpIEq {
+				in = ir.Int
+			}
+			if tc.op == ir.OpBNot {
+				in = ir.Bool
+			}
+			var args []*ir.Instr
+			for i := 0; i < tc.args; i++ {
+				args = append(args, x.uniform(i, in))
+			}
+			v := x.op(tc.op, tc.typ, args...)
+			if tc.typ.Base == ir.BaseBool {
+				// two uses: the comparison is materialised, not fused
+				x.out(1, x.op(ir.OpSelect, ir.Float, v, x.b.ConstF(2), x.b.ConstF(0)))
+				v = x.op(ir.OpSelect, ir.Float, v, x.b.ConstF(1), x.b.ConstF(0))
+			} else if tc.typ.Base == ir.BaseInt {
+				v = x.op(ir.OpIToF, ir.Float, v)
+			}
+			x.out(0, v)
+			// a second use of every input keeps its uniform read a
+			// separate instruction (single-use reads fold into their user)
+			for i, a := range args {
+				if a.Type.Base == ir.BaseInt {
+					a = x.op(ir.OpIToF, ir.Float, a)
+				}
+				if a.Type.Base == ir.BaseFloat {
+					x.out(2+i, a)
+				}
+			}
+			mustVerify(t, x.f)
+			p, err := Select(x.f, Options{Stage: ir.Fragment})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := p.String()
+			if tc.op == ir.OpBNot {
+				// the bool uniform is normalised first (t0 → t1), so shift names
+				text = strings.ReplaceAll(text, "xor t2, t1, 1", "xor t1, t0, 1")
+			}
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(text[at:], w)
+				if i < 0 {
+					t.Fatalf("missing %q (in order) in\n%s", w, text)
+				}
+				at += i + len(w)
+			}
+		})
+	}
+}
+
+func TestSelectFusesCompareIntoSelect(t *testing.T) {
+	x := newFB(ir.Fragment)
+	a, b := x.uniform(0, ir.Float), x.uniform(1, ir.Float)
+	c := x.op(ir.OpFGe, ir.Bool, a, b)
+	x.out(0, x.op(ir.OpSelect, ir.Float, c, a, b))
+	mustVerify(t, x.f)
+	p, err := Select(x.f, Options{Stage: ir.Fragment})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.String()
+	for _, w := range []string{"fsub.setf nop, t0, t1", "mov t2, t1", "mov.ifzs t2, t0", "mov.ifcs t2, t0"} {
+		if !strings.Contains(text, w) {
+			t.Fatalf("missing %q in\n%s", w, text)
+		}
+	}
+	if strings.Contains(text, "mov.setf") {
+		t.Fatalf("fused select still tests a bool:\n%s", text)
+	}
+}
+
+func TestSelectFoldsSingleUseUniform(t *testing.T) {
+	x := newFB(ir.Fragment)
+	u, w := x.uniform(0, ir.Float), x.uniform(1, ir.Float)
+	v := x.varying(0)
+	x.out(0, x.op(ir.OpFMul, ir.Float, v, u))
+	x.out(1, w)
+	x.out(2, w)
+	mustVerify(t, x.f)
+	p, err := Select(x.f, Options{Stage: ir.Fragment})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.String()
+	for _, want := range []string{"mov t1, unif [u1]", "fmul t2, t0, unif [u0]"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("missing %q in\n%s", want, text)
+		}
+	}
+}
+
+func TestSelectHoistsUniformsInOrder(t *testing.T) {
+	x := newFB(ir.Fragment)
+	v := x.varying(0)
+	c := x.op(ir.OpFLt, ir.Bool, v, x.b.ConstF(0.5))
+	ph := x.ifElse(c, func() *ir.Instr {
+		return x.op(ir.OpFMul, ir.Float, v, x.uniform(7, ir.Float))
+	}, func() *ir.Instr {
+		return x.op(ir.OpFAdd, ir.Float, v, x.uniform(3, ir.Float))
+	})
+	x.out(0, ph)
+	mustVerify(t, x.f)
+	p, err := Select(x.f, Options{Stage: ir.Fragment})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both uniform reads are in the entry block, before the varying read,
+	// in program order.
+	var got []uint32
+	for _, in := range p.Blocks[0].Insts {
+		if in.Uniform >= 0 {
+			got = append(got, p.UniformTable[in.Uniform].Index)
+		}
+	}
+	if len(got) != 2 || got[0] != 7 || got[1] != 3 {
+		t.Fatalf("entry block uniform reads %v, want [7 3]\n%s", got, p)
+	}
+	for _, b := range p.Blocks[1:] {
+		for _, in := range b.Insts {
+			if in.Uniform >= 0 {
+				t.Fatalf("uniform read outside the entry block: %v", in)
+			}
+		}
+	}
+}
+
+func TestSelectTextureInLoopResetsUniforms(t *testing.T) {
+	for _, inLoop := range []bool{false, true} {
+		x := newFB(ir.Fragment)
+		s := x.varying(0)
+		tex := func(coord *ir.Instr) *ir.Instr {
+			in := x.f.NewInstr(ir.OpTexture, ir.Vec4, coord, coord)
+			in.Index = 2
+			x.b.Add(in)
+			return x.b.EmitIndex(ir.OpExtract, ir.Float, 0, in)
+		}
+		var r *ir.Instr
+		if inLoop {
+			l := x.b.Loop()
+			ph := x.b.Phi(ir.Float, s, nil)
+			l.Phis = []*ir.Instr{ph}
+			old := x.b.SetList(&l.Body)
+			nx := tex(ph)
+			l.Cond = x.op(ir.OpFLt, ir.Bool, nx, x.b.ConstF(0.25))
+			ph.Args[1] = nx
+			x.b.SetList(old)
+			r = ph
+		} else {
+			r = tex(s)
+		}
+		x.out(0, r)
+		mustVerify(t, x.f)
+		p, err := Select(x.f, Options{Stage: ir.Fragment})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ResetUniforms != inLoop {
+			t.Fatalf("inLoop=%v: ResetUniforms=%v", inLoop, p.ResetUniforms)
+		}
+		text := p.String()
+		if got := strings.Contains(text, "unif_addr"); got != inLoop {
+			t.Fatalf("inLoop=%v: UNIFORMS_ADDRESS write present=%v\n%s", inLoop, got, text)
+		}
+		if countLines(text, "ldtmu") != 4 || countLines(text, "tmu_s") != 1 {
+			t.Fatalf("want one fetch with four pops:\n%s", text)
+		}
+	}
+}
+
+func TestSelectErrors(t *testing.T) {
+	x := newFB(ir.Vertex)
+	x.b.Emit(ir.OpDiscardIf, ir.Void, x.b.ConstB(true))
+	if _, err := Select(x.f, Options{}); err == nil || !strings.Contains(err.Error(), "discard_if") {
+		t.Fatalf("discard in a vertex shader: err = %v", err)
+	}
+	if _, err := Compile(x.f, Options{Stage: ir.Fragment}); err == nil {
+		t.Fatal("stage mismatch accepted")
+	}
+}

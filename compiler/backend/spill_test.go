@@ -1,0 +1,68 @@
+package backend
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tilegpu/tilegpu/compiler/ir"
+)
+
+// manyLive keeps n values live at once, then folds them.
+func manyLive(x *fb, n int, seed *ir.Instr) *ir.Instr {
+	vals := make([]*ir.Instr, n)
+	for i := range vals {
+		vals[i] = x.op(ir.OpFAdd, ir.Float, seed, x.b.ConstF(float32(i)*1.25))
+	}
+	acc := vals[0]
+	for i := 1; i < n; i++ {
+		acc = x.op(ir.OpFMul, ir.Float, x.op(ir.OpFAdd, ir.Float, acc, vals[i]), x.b.ConstF(0.5))
+	}
+	return acc
+}
+
+func TestE2ESpills(t *testing.T) {
+	for _, limit := range []int{0, 8, 4, 2} {
+		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
+			x := newFB(ir.Fragment)
+			v0, v1 := x.varying(0), x.varying(1)
+			a := manyLive(x, 30, v0)
+			// a loop whose phis and body keep many values live
+			n := x.op(ir.OpIAnd, ir.Int, x.op(ir.OpFToI, ir.Int, x.op(ir.OpFAbs, ir.Float, v1)), x.b.ConstI(3))
+			z := x.b.ConstI(0)
+			l := x.b.Loop()
+			pi := x.b.Phi(ir.Int, z, nil)
+			pa := x.b.Phi(ir.Float, a, nil)
+			pb := x.b.Phi(ir.Float, v1, nil)
+			l.Phis = []*ir.Instr{pi, pa, pb}
+			old := x.b.SetList(&l.Body)
+			na := manyLive(x, 12, pa)
+			c := x.op(ir.OpFLt, ir.Bool, pb, x.b.ConstF(0))
+			nb := x.ifElse(c, func() *ir.Instr {
+				return x.op(ir.OpFAdd, ir.Float, manyLive(x, 8, pb), na)
+			}, func() *ir.Instr { return x.op(ir.OpFSub, ir.Float, pb, x.b.ConstF(1)) })
+			ni := x.op(ir.OpIAdd, ir.Int, pi, x.b.ConstI(1))
+			l.Cond = x.op(ir.OpILt, ir.Bool, ni, n)
+			pi.Args[1], pa.Args[1], pb.Args[1] = ni, pb, nb // pa takes pb: a phi feeding a phi
+			x.b.SetList(old)
+			x.out(0, pa)
+			x.out(1, pb)
+			x.out(2, a)
+			bin := check(t, x.f, Options{Stage: ir.Fragment, RegisterLimit: limit}, laneEnv(2))
+			if limit > 0 && limit <= 4 && bin.Stats.Spills == 0 {
+				t.Fatalf("RegisterLimit %d but no spills", limit)
+			}
+			if limit > 0 && bin.ScratchBytesPerThread != uint32(64*bin.Stats.SpillSlots) {
+				t.Fatalf("ScratchBytesPerThread %d for %d slots", bin.ScratchBytesPerThread, bin.Stats.SpillSlots)
+			}
+			t.Logf("limit %d: %+v", limit, bin.Stats)
+		})
+	}
+}
+
+func TestE2EThreaded(t *testing.T) {
+	x := newFB(ir.Fragment)
+	v0 := x.varying(0)
+	x.out(0, manyLive(x, 40, v0))
+	bin := check(t, x.f, Options{Stage: ir.Fragment, Threaded: true}, laneEnv(1))
+	t.Logf("%+v", bin.Stats)
+}

@@ -1,0 +1,173 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/tilegpu/tilegpu/compiler/backend"
+	"github.com/tilegpu/tilegpu/compiler/glsl"
+	"github.com/tilegpu/tilegpu/compiler/ir"
+)
+
+// MaxSamplers is how many sampler elements a Key can describe: every
+// sampler element of a linked program (Link rejects more than
+// GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS active ones).
+const MaxSamplers = glsl.MaxCombinedTextureImageUnits
+
+// Channel says where one channel of a texture fetch result comes from; the
+// zero value keeps it.
+type Channel = ir.Channel
+
+// Channel sources.
+const (
+	ChannelSame = ir.ChannelSame
+	ChannelR    = ir.ChannelR
+	ChannelG    = ir.ChannelG
+	ChannelB    = ir.ChannelB
+	ChannelA    = ir.ChannelA
+	ChannelZero = ir.ChannelZero
+	ChannelOne  = ir.ChannelOne
+)
+
+// Key is the draw-time state that changes the generated code. The zero
+// Key is the plain program.
+type Key struct {
+	// TexSwizzle[i] remaps the channels fetched through Program.Samplers[i]
+	// (for texture formats the descriptor alone cannot express).
+	TexSwizzle [MaxSamplers][4]Channel
+}
+
+// Variant is the machine code of a program for one Key.
+type Variant struct {
+	VS, CS, FS *Binary
+	// Attributes[k] is the GL attribute location VPM input slot k reads
+	// (words 4k..4k+3).
+	Attributes          []int
+	NumVaryings         int
+	WritesPointSize     bool
+	FSDiscardsOrWritesZ bool
+	FSThreaded          bool
+}
+
+// Binary is one compiled shader stage.
+type Binary struct {
+	Code                  []uint64
+	Uniforms              []UniformEntry // the stream the driver writes, in order
+	ScratchBytesPerThread uint32
+	Stats                 Stats
+	Listing               string // QIR and disassembly, for debugging
+}
+
+// Stats describes a compiled shader (instructions, spills, fills, ...).
+type Stats = backend.Stats
+
+// CacheStats counts Variant lookups.
+type CacheStats struct {
+	Hits, Misses int
+	Variants     int
+}
+
+// Cache reports the variant cache's counters.
+func (p *Program) Cache() CacheStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Variants = len(p.variants)
+	return s
+}
+
+// Variant returns the code for key, compiling it on first use. A failed
+// compilation is returned as an error (and not cached).
+func (p *Program) Variant(key Key) (*Variant, error) {
+	if !p.OK {
+		return nil, fmt.Errorf("compiler: program is not linked")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.variants[key]; ok {
+		p.stats.Hits++
+		return v, nil
+	}
+	p.stats.Misses++
+	v, err := p.compileVariant(key)
+	if err != nil {
+		return nil, err
+	}
+	p.variants[key] = v
+	return v, nil
+}
+
+// swizzler maps a sampler storage slot to the key's channel remap.
+func (p *Program) swizzler(key Key) func(slot int) [4]Channel {
+	return func(slot int) [4]Channel {
+		for i, s := range p.Samplers {
+			if s.Storage == slot && i < MaxSamplers {
+				return key.TexSwizzle[i]
+			}
+		}
+		return [4]Channel{}
+	}
+}
+
+// BuildIR returns the scalar IR of one stage of the program for key, as
+// the backend receives it (for tools and tests). stage is ir.Vertex,
+// ir.Coordinate or ir.Fragment.
+func (p *Program) BuildIR(stage ir.Stage, key Key) (*ir.Func, error) {
+	sh, lay := p.vs, p.vsLayout
+	if stage == ir.Fragment {
+		sh, lay = p.fs, p.fsLayout
+	}
+	f, err := ir.FromAST(sh.unit)
+	if err != nil {
+		return nil, err
+	}
+	if stage == ir.Coordinate {
+		f.Stage = ir.Coordinate
+	}
+	if err := ir.Run(f, ir.Options{Layout: lay}); err != nil {
+		return nil, err
+	}
+	ir.RemapTextureChannels(f, p.swizzler(key))
+	ir.DCE(f)
+	return f, nil
+}
+
+func (p *Program) compileVariant(key Key) (v *Variant, err error) {
+	defer internalError(&err)
+	v = &Variant{
+		Attributes:      append([]int(nil), p.attributeSlot...),
+		NumVaryings:     p.NumVaryings,
+		WritesPointSize: p.WritesPointSize,
+	}
+	stage := func(s ir.Stage, threaded bool) (*Binary, *ir.Func, error) {
+		f, err := p.BuildIR(s, key)
+		if err != nil {
+			return nil, nil, fmt.Errorf("compiler: %s shader: %w", s, err)
+		}
+		b, err := backend.Compile(f, backend.Options{Stage: s, Threaded: threaded})
+		if err != nil {
+			return nil, f, fmt.Errorf("compiler: %s shader: %w", s, err)
+		}
+		return &Binary{Code: b.Code, Uniforms: b.Uniforms, ScratchBytesPerThread: b.ScratchBytesPerThread,
+			Stats: b.Stats, Listing: b.Listing}, f, nil
+	}
+	if v.VS, _, err = stage(ir.Vertex, false); err != nil {
+		return nil, err
+	}
+	if v.CS, _, err = stage(ir.Coordinate, false); err != nil {
+		return nil, err
+	}
+	// Two fragment threads per core hide TMU latency but halve the
+	// registers; use them only when that costs no spills.
+	fs, ff, err := stage(ir.Fragment, true)
+	if err == nil && fs.Stats.Spills == 0 {
+		v.FS, v.FSThreaded = fs, true
+	} else if v.FS, ff, err = stage(ir.Fragment, false); err != nil {
+		return nil, err
+	}
+	ff.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpDiscardIf {
+			v.FSDiscardsOrWritesZ = true
+		}
+	})
+	return v, nil
+}

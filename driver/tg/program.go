@@ -1,0 +1,124 @@
+package tg
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/tilegpu/tilegpu/pipe"
+)
+
+// program is the shader-program CSO: the linked program and, per variant,
+// a BO holding its three code blobs.
+type program struct {
+	pipe.ProgramCSO
+	linked   LinkedProgram
+	variants map[VariantKey]*compiledVariant
+}
+
+// compiledVariant is a variant whose code has been uploaded.
+type compiledVariant struct {
+	v                     *Variant
+	code                  *BO
+	vsOff, csOff, fsOff   uint32
+	scratchBytesPerThread uint32
+	vertexOutputWords     uint8
+}
+
+func (cv *compiledVariant) release() {
+	if cv.code != nil {
+		cv.code.Release()
+		cv.code = nil
+	}
+}
+
+func (p *program) allVariants() []*compiledVariant {
+	if p == nil {
+		return nil
+	}
+	out := make([]*compiledVariant, 0, len(p.variants))
+	for _, v := range p.variants {
+		out = append(out, v)
+	}
+	return out
+}
+
+// CreateProgramState implements pipe.Context.
+func (c *Context) CreateProgramState(p pipe.LinkedProgram) (pipe.ProgramHandle, error) {
+	lp, ok := p.(LinkedProgram)
+	if !ok || lp == nil {
+		return nil, fmt.Errorf("tg: program was not linked by this driver")
+	}
+	if !lp.OK() {
+		return nil, fmt.Errorf("tg: program did not link: %s", lp.Log())
+	}
+	return &program{linked: lp, variants: map[VariantKey]*compiledVariant{}}, nil
+}
+
+// BindProgramState implements pipe.Context.
+func (c *Context) BindProgramState(h pipe.ProgramHandle) {
+	p, _ := h.(*program)
+	if p != c.prog {
+		c.prog = p
+		c.dirty |= dirtyProgram
+	}
+}
+
+// DeleteProgramState implements pipe.Context. Queued jobs keep the code BOs
+// they reference alive.
+func (c *Context) DeleteProgramState(h pipe.ProgramHandle) {
+	p, _ := h.(*program)
+	if p == nil {
+		return
+	}
+	if p == c.prog {
+		c.prog = nil
+		c.dirty |= dirtyProgram
+	}
+	for _, v := range p.variants {
+		v.release()
+	}
+	p.variants = nil
+}
+
+// variant returns the uploaded variant for key, compiling it on first use.
+func (c *Context) variant(p *program, key VariantKey) (*compiledVariant, error) {
+	if cv := p.variants[key]; cv != nil {
+		return cv, nil
+	}
+	v, err := p.linked.Variant(key)
+	if err != nil {
+		return nil, fmt.Errorf("tg: compiling shader variant: %w", err)
+	}
+	if v.VS == nil || v.CS == nil || v.FS == nil {
+		return nil, fmt.Errorf("tg: shader variant lacks a stage")
+	}
+	// Code blobs are 8-byte instructions; each starts 64-byte aligned.
+	align := func(n uint32) uint32 { return (n + 63) &^ 63 }
+	vsOff := uint32(0)
+	csOff := align(vsOff + uint32(len(v.VS.Code))*8)
+	fsOff := align(csOff + uint32(len(v.CS.Code))*8)
+	total := fsOff + uint32(len(v.FS.Code))*8
+	bo, err := c.screen.bos.alloc(total, "shader code")
+	if err != nil {
+		return nil, err
+	}
+	put := func(off uint32, code []uint64) {
+		for i, w := range code {
+			binary.LittleEndian.PutUint64(bo.Map[off+uint32(i)*8:], w)
+		}
+	}
+	put(vsOff, v.VS.Code)
+	put(csOff, v.CS.Code)
+	put(fsOff, v.FS.Code)
+	words := 4 + v.NumVaryings
+	if v.WritesPointSize {
+		words++
+	}
+	cv := &compiledVariant{
+		v: v, code: bo, vsOff: vsOff, csOff: csOff, fsOff: fsOff,
+		scratchBytesPerThread: max(v.VS.ScratchBytesPerThread, v.CS.ScratchBytesPerThread, v.FS.ScratchBytesPerThread),
+		vertexOutputWords:     uint8(words),
+	}
+	p.variants[key] = cv
+	return cv, nil
+}

@@ -1,0 +1,554 @@
+package gles
+
+import (
+	"github.com/tilegpu/tilegpu/gl"
+
+	"github.com/tilegpu/tilegpu/pipe"
+)
+
+// renderbuffer is a GL renderbuffer object.
+type renderbuffer struct {
+	name   uint32
+	bound  bool
+	format gl.Enum // internal format as requested; 0 before storage
+	w, h   int
+	res    pipe.Resource
+}
+
+func (r *renderbuffer) release(c *Context) {
+	if r.res != nil {
+		c.screen.ResourceDestroy(r.res)
+		r.res = nil
+	}
+}
+
+// Attachment points of a framebuffer object.
+const (
+	attColor = iota
+	attDepth
+	attStencil
+	numAttachments
+)
+
+type attachment struct {
+	rb   *renderbuffer
+	tex  *texture
+	face int
+}
+
+func (a attachment) empty() bool { return a.rb == nil && a.tex == nil }
+
+// framebuffer is a GL framebuffer object.
+type framebuffer struct {
+	name  uint32
+	bound bool
+	att   [numAttachments]attachment
+}
+
+// renderbuffer formats (RGBA8_OES, RGB8_OES, DEPTH_COMPONENT24_OES and
+// DEPTH24_STENCIL8_OES come from extensions this implementation exposes).
+func rbFormatKind(f gl.Enum) (color, depth, stencil, ok bool) {
+	switch f {
+	case gl.RGBA4, gl.RGB565, gl.RGB5_A1, gl.RGBA8_OES, gl.RGB8_OES:
+		return true, false, false, true
+	case gl.DEPTH_COMPONENT16, gl.DEPTH_COMPONENT24_OES:
+		return false, true, false, true
+	case gl.STENCIL_INDEX8:
+		return false, false, true, true
+	case gl.DEPTH24_STENCIL8_OES:
+		return false, true, true, true
+	}
+	return false, false, false, false
+}
+
+// CreateRenderbuffer returns a new renderbuffer name.
+func (c *Context) CreateRenderbuffer() gl.Renderbuffer {
+	n := c.genName()
+	c.rbs[n] = &renderbuffer{name: n}
+	return gl.Renderbuffer{Value: n}
+}
+
+// IsRenderbuffer reports whether rb names a renderbuffer that has been bound.
+func (c *Context) IsRenderbuffer(rb gl.Renderbuffer) bool {
+	x := c.rbs[rb.Value]
+	return x != nil && x.bound
+}
+
+// BindRenderbuffer binds a renderbuffer (creating it if the name is new).
+func (c *Context) BindRenderbuffer(target gl.Enum, rb gl.Renderbuffer) {
+	if target != gl.RENDERBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	if rb.Value == 0 {
+		c.renderbuffer = nil
+		return
+	}
+	x := c.rbs[rb.Value]
+	if x == nil {
+		x = &renderbuffer{name: rb.Value}
+		c.rbs[rb.Value] = x
+		c.nextName = max(c.nextName, rb.Value+1)
+	}
+	x.bound = true
+	c.renderbuffer = x
+}
+
+// DeleteRenderbuffer deletes a renderbuffer, detaching it from the bound framebuffer.
+func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
+	x := c.rbs[v.Value]
+	if x == nil || v.Value == 0 {
+		return
+	}
+	if c.renderbuffer == x {
+		c.renderbuffer = nil
+	}
+	if fb := c.drawFB; fb != nil {
+		for i := range fb.att {
+			if fb.att[i].rb == x {
+				fb.att[i] = attachment{}
+			}
+		}
+	}
+	c.releaseUnlessAttached(nil, x)
+	delete(c.rbs, v.Value)
+}
+
+// RenderbufferStorage allocates the bound renderbuffer's image. Colour
+// formats are stored as RGBA8, depth and stencil formats as depth24+stencil8.
+func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, height int) {
+	if target != gl.RENDERBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	color, _, _, ok := rbFormatKind(internalFormat)
+	if !ok {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	maxSize := c.screen.GetParam(pipe.ParamMaxRenderbufferSize)
+	if width < 0 || height < 0 || width > maxSize || height > maxSize {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	rb := c.renderbuffer
+	if rb == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	var res pipe.Resource
+	if width > 0 && height > 0 {
+		t := pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8, Width: width, Height: height, Levels: 1, Bind: pipe.BindDepthStencil}
+		if color {
+			t.Format, t.Bind = pipe.FormatRGBA8, pipe.BindRenderTarget
+		}
+		var err error
+		if res, err = c.screen.ResourceCreate(t); err != nil {
+			c.recordError(gl.OUT_OF_MEMORY)
+			return
+		}
+	}
+	rb.release(c)
+	rb.format, rb.w, rb.h, rb.res = internalFormat, width, height, res
+}
+
+// GetRenderbufferParameteri reads a parameter of the bound renderbuffer.
+func (c *Context) GetRenderbufferParameteri(target, pname gl.Enum) int {
+	if target != gl.RENDERBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return 0
+	}
+	rb := c.renderbuffer
+	if rb == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return 0
+	}
+	color, depth, stencil, _ := rbFormatKind(rb.format)
+	bitsOf := func(ok bool, n int) int {
+		if ok && rb.format != 0 {
+			return n
+		}
+		return 0
+	}
+	switch pname {
+	case gl.RENDERBUFFER_WIDTH:
+		return rb.w
+	case gl.RENDERBUFFER_HEIGHT:
+		return rb.h
+	case gl.RENDERBUFFER_INTERNAL_FORMAT:
+		if rb.format == 0 {
+			return int(gl.RGBA4)
+		}
+		return int(rb.format)
+	case gl.RENDERBUFFER_RED_SIZE, gl.RENDERBUFFER_GREEN_SIZE, gl.RENDERBUFFER_BLUE_SIZE, gl.RENDERBUFFER_ALPHA_SIZE:
+		return bitsOf(color, 8)
+	case gl.RENDERBUFFER_DEPTH_SIZE:
+		return bitsOf(depth, 24)
+	case gl.RENDERBUFFER_STENCIL_SIZE:
+		return bitsOf(stencil, 8)
+	}
+	c.recordError(gl.INVALID_ENUM)
+	return 0
+}
+
+// CreateFramebuffer returns a new framebuffer name.
+func (c *Context) CreateFramebuffer() gl.Framebuffer {
+	n := c.genName()
+	c.fbos[n] = &framebuffer{name: n}
+	return gl.Framebuffer{Value: n}
+}
+
+// IsFramebuffer reports whether fb names a framebuffer that has been bound.
+func (c *Context) IsFramebuffer(fb gl.Framebuffer) bool {
+	x := c.fbos[fb.Value]
+	return x != nil && x.bound
+}
+
+// BindFramebuffer binds a framebuffer object; 0 binds the default framebuffer.
+func (c *Context) BindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
+	if target != gl.FRAMEBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	if fb.Value == 0 {
+		c.drawFB = nil
+		return
+	}
+	x := c.fbos[fb.Value]
+	if x == nil {
+		x = &framebuffer{name: fb.Value}
+		c.fbos[fb.Value] = x
+		c.nextName = max(c.nextName, fb.Value+1)
+	}
+	x.bound = true
+	c.drawFB = x
+}
+
+// DeleteFramebuffer deletes a framebuffer; if bound, framebuffer 0 is bound.
+func (c *Context) DeleteFramebuffer(v gl.Framebuffer) {
+	x := c.fbos[v.Value]
+	if x == nil || v.Value == 0 {
+		return
+	}
+	if c.drawFB == x {
+		c.drawFB = nil
+	}
+	delete(c.fbos, v.Value)
+}
+
+func attachmentIndex(a gl.Enum) int {
+	switch a {
+	case gl.COLOR_ATTACHMENT0:
+		return attColor
+	case gl.DEPTH_ATTACHMENT:
+		return attDepth
+	case gl.STENCIL_ATTACHMENT:
+		return attStencil
+	}
+	return -1
+}
+
+// FramebufferRenderbuffer attaches a renderbuffer (0 detaches).
+func (c *Context) FramebufferRenderbuffer(target, attachment, rbTarget gl.Enum, rb gl.Renderbuffer) {
+	ai := attachmentIndex(attachment)
+	if target != gl.FRAMEBUFFER || ai < 0 || rbTarget != gl.RENDERBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	fb := c.drawFB
+	if fb == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if rb.Value == 0 {
+		fb.att[ai] = attachmentZero()
+		return
+	}
+	x := c.rbs[rb.Value]
+	if x == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	fb.att[ai].rb, fb.att[ai].tex, fb.att[ai].face = x, nil, 0
+}
+
+func attachmentZero() attachment { return attachment{} }
+
+// FramebufferTexture2D attaches level 0 of a texture image (0 detaches).
+func (c *Context) FramebufferTexture2D(target, attachment, texTarget gl.Enum, t gl.Texture, level int) {
+	ai := attachmentIndex(attachment)
+	if target != gl.FRAMEBUFFER || ai < 0 {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	face := 0
+	switch {
+	case texTarget == gl.TEXTURE_2D:
+	case texTarget >= gl.TEXTURE_CUBE_MAP_POSITIVE_X && texTarget <= gl.TEXTURE_CUBE_MAP_NEGATIVE_Z:
+		face = int(texTarget - gl.TEXTURE_CUBE_MAP_POSITIVE_X)
+	default:
+		if t.Value != 0 {
+			c.recordError(gl.INVALID_ENUM)
+			return
+		}
+	}
+	fb := c.drawFB
+	if fb == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if t.Value == 0 {
+		fb.att[ai] = attachmentZero()
+		return
+	}
+	if level != 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	x := c.textures[t.Value]
+	if x == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	isCube := texTarget != gl.TEXTURE_2D
+	if (isCube && x.target != gl.TEXTURE_CUBE_MAP) || (!isCube && x.target != gl.TEXTURE_2D) {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	fb.att[ai].rb, fb.att[ai].tex, fb.att[ai].face = nil, x, face
+}
+
+// image returns an attachment's resource, size and kind.
+func (a attachment) image() (res pipe.Resource, w, h int, color, depth, stencil bool) {
+	if a.rb != nil {
+		color, depth, stencil, _ = rbFormatKind(a.rb.format)
+		return a.rb.res, a.rb.w, a.rb.h, color, depth, stencil
+	}
+	if a.tex != nil {
+		if len(a.tex.levels[a.face]) == 0 || !a.tex.levels[a.face][0].inRes {
+			return nil, 0, 0, false, false, false
+		}
+		lv := a.tex.levels[a.face][0]
+		renderable := lv.format == gl.RGB || lv.format == gl.RGBA
+		return a.tex.res, lv.w, lv.h, renderable, false, false
+	}
+	return nil, 0, 0, false, false, false
+}
+
+// status computes framebuffer completeness (ES 2.0 §4.4.5).
+func (fb *framebuffer) status() gl.Enum {
+	w, h, found := -1, -1, false
+	for i, a := range fb.att {
+		if a.empty() {
+			continue
+		}
+		found = true
+		res, aw, ah, color, depth, stencil := a.image()
+		if res == nil || aw == 0 || ah == 0 {
+			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
+		}
+		if (i == attColor && !color) || (i == attDepth && !depth) || (i == attStencil && !stencil) {
+			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
+		}
+		if w >= 0 && (aw != w || ah != h) {
+			return gl.FRAMEBUFFER_INCOMPLETE_DIMENSIONS
+		}
+		w, h = aw, ah
+	}
+	if !found {
+		return gl.FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT
+	}
+	// The hardware has one depth/stencil surface: separate depth and
+	// stencil images cannot be combined.
+	d, s := fb.att[attDepth], fb.att[attStencil]
+	if !d.empty() && !s.empty() && (d.rb != s.rb || d.tex != s.tex) {
+		return gl.FRAMEBUFFER_UNSUPPORTED
+	}
+	return gl.FRAMEBUFFER_COMPLETE
+}
+
+// CheckFramebufferStatus reports the bound framebuffer's completeness.
+func (c *Context) CheckFramebufferStatus(target gl.Enum) gl.Enum {
+	if target != gl.FRAMEBUFFER {
+		c.recordError(gl.INVALID_ENUM)
+		return 0
+	}
+	if c.drawFB == nil {
+		return gl.FRAMEBUFFER_COMPLETE
+	}
+	return c.drawFB.status()
+}
+
+// checkFramebufferComplete records INVALID_FRAMEBUFFER_OPERATION when the
+// bound framebuffer cannot be drawn to or read from.
+func (c *Context) checkFramebufferComplete() bool {
+	if c.drawFB != nil && c.drawFB.status() != gl.FRAMEBUFFER_COMPLETE {
+		c.recordError(gl.INVALID_FRAMEBUFFER_OPERATION)
+		return false
+	}
+	return true
+}
+
+// framebufferState describes the bound (complete) framebuffer to the driver.
+func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
+	fb := c.drawFB
+	if fb == nil {
+		s := pipe.FramebufferState{Width: c.dfb.Width, Height: c.dfb.Height, Color: pipe.Surface{Resource: c.dfb.Color}}
+		if c.dfb.DepthStencil != nil {
+			s.ZS = pipe.Surface{Resource: c.dfb.DepthStencil}
+		}
+		return s, true
+	}
+	var s pipe.FramebufferState
+	for i, a := range fb.att {
+		if a.empty() {
+			continue
+		}
+		res, w, h, _, _, _ := a.image()
+		s.Width, s.Height = w, h
+		surf := pipe.Surface{Resource: res, Face: a.face}
+		if i == attColor {
+			s.Color = surf
+		} else {
+			s.ZS = surf
+		}
+	}
+	return s, true
+}
+
+// hasDepth / hasStencil report whether the bound framebuffer has those buffers.
+func (c *Context) fbBits() (depth, stencil bool) {
+	if c.drawFB == nil {
+		return c.dfb.DepthStencil != nil, c.dfb.DepthStencil != nil
+	}
+	_, _, _, _, d, _ := c.drawFB.att[attDepth].image()
+	_, _, _, _, ds, s := c.drawFB.att[attStencil].image()
+	return d || ds, s
+}
+
+// GetFramebufferAttachmentParameteri reads an attachment parameter of the
+// bound framebuffer object.
+func (c *Context) GetFramebufferAttachmentParameteri(target, attachment, pname gl.Enum) int {
+	ai := attachmentIndex(attachment)
+	if target != gl.FRAMEBUFFER || ai < 0 {
+		c.recordError(gl.INVALID_ENUM)
+		return 0
+	}
+	fb := c.drawFB
+	if fb == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return 0
+	}
+	a := fb.att[ai]
+	switch pname {
+	case gl.FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE:
+		switch {
+		case a.rb != nil:
+			return int(gl.RENDERBUFFER)
+		case a.tex != nil:
+			return int(gl.TEXTURE)
+		}
+		return int(gl.NONE)
+	case gl.FRAMEBUFFER_ATTACHMENT_OBJECT_NAME:
+		switch {
+		case a.rb != nil:
+			return int(a.rb.name)
+		case a.tex != nil:
+			return int(a.tex.name)
+		}
+	case gl.FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL:
+		if a.tex != nil {
+			return 0
+		}
+	case gl.FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE:
+		if a.tex != nil {
+			if a.tex.target == gl.TEXTURE_CUBE_MAP {
+				return int(gl.TEXTURE_CUBE_MAP_POSITIVE_X) + a.face
+			}
+			return 0
+		}
+	}
+	c.recordError(gl.INVALID_ENUM)
+	return 0
+}
+
+// readFramebufferRGBA reads a rectangle of the bound framebuffer's colour
+// buffer as RGBA8 rows, bottom row first; pixels outside the framebuffer
+// read as zero.
+func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
+	out := make([]byte, w*h*4)
+	s, _ := c.framebufferState()
+	if s.Color.Resource == nil {
+		return out
+	}
+	x0, y0 := max(x, 0), max(y, 0)
+	x1, y1 := min(x+w, s.Width), min(y+h, s.Height)
+	if x1 <= x0 || y1 <= y0 {
+		return out
+	}
+	cw, ch := x1-x0, y1-y0
+	buf := make([]byte, cw*ch*4)
+	if err := c.pipe.ResourceRead(s.Color.Resource, s.Color.Face, s.Color.Level, x0, y0, cw, ch, buf); err != nil {
+		c.recordError(gl.OUT_OF_MEMORY)
+		return out
+	}
+	for row := 0; row < ch; row++ {
+		dst := ((y0-y+row)*w + (x0 - x)) * 4
+		copy(out[dst:dst+cw*4], buf[row*cw*4:])
+	}
+	return out
+}
+
+// ReadPixels reads a rectangle of the colour buffer. Supported: RGBA /
+// UNSIGNED_BYTE (also the implementation read format). Rows are written
+// bottom row first with PACK_ALIGNMENT padding, as GL specifies.
+func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.Enum) {
+	if !isBaseFormat(format) || (ty != gl.UNSIGNED_BYTE && ty != gl.UNSIGNED_SHORT_5_6_5 && ty != gl.UNSIGNED_SHORT_4_4_4_4 && ty != gl.UNSIGNED_SHORT_5_5_5_1) {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	if width < 0 || height < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if format != gl.RGBA || ty != gl.UNSIGNED_BYTE {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if !c.checkFramebufferComplete() {
+		return
+	}
+	stride := (width*4 + c.packAlign - 1) / c.packAlign * c.packAlign
+	if height > 0 && len(dst) < stride*(height-1)+width*4 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if width == 0 || height == 0 {
+		return
+	}
+	px := c.readFramebufferRGBA(x, y, width, height)
+	for row := 0; row < height; row++ {
+		copy(dst[row*stride:row*stride+width*4], px[row*width*4:])
+	}
+}
+
+// releaseUnlessAttached frees a deleted texture's or renderbuffer's storage,
+// unless a framebuffer that is not bound still has it attached: ES 2.0
+// §4.4.3 keeps such images alive until the application detaches them. Those
+// are freed with the context.
+func (c *Context) releaseUnlessAttached(t *texture, rb *renderbuffer) {
+	for _, fb := range c.fbos {
+		for _, a := range fb.att {
+			if (t != nil && a.tex == t) || (rb != nil && a.rb == rb) {
+				c.orphans = append(c.orphans, attachment{tex: t, rb: rb})
+				return
+			}
+		}
+	}
+	if t != nil {
+		t.release(c)
+	}
+	if rb != nil {
+		rb.release(c)
+	}
+}

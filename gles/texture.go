@@ -1,0 +1,692 @@
+package gles
+
+import (
+	"math/bits"
+
+	"github.com/tilegpu/tilegpu/gl"
+
+	"github.com/tilegpu/tilegpu/pipe"
+)
+
+// texture is a GL texture object. All faces and levels live in one pipe
+// resource sized from level 0 (of face 0) with a full mip chain.
+type texture struct {
+	name   uint32
+	target gl.Enum // 0 until first bound
+	levels [6][]texLevel
+
+	minFilter, magFilter gl.Enum
+	wrapS, wrapT         gl.Enum
+
+	res               pipe.Resource
+	resW, resH, resLv int
+
+	view    pipe.SamplerView
+	viewKey pipe.SamplerViewTemplate
+}
+
+// texLevel is what GL knows about one image of a texture.
+type texLevel struct {
+	w, h    int
+	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
+	defined bool
+	inRes   bool // the image is stored in res (its size matches the resource's chain)
+}
+
+func newTexture(name uint32) *texture {
+	return &texture{name: name, minFilter: gl.NEAREST_MIPMAP_LINEAR, magFilter: gl.LINEAR, wrapS: gl.REPEAT, wrapT: gl.REPEAT}
+}
+
+func (t *texture) release(c *Context) {
+	if t.view != nil {
+		c.pipe.DeleteSamplerView(t.view)
+		t.view = nil
+	}
+	if t.res != nil {
+		c.screen.ResourceDestroy(t.res)
+		t.res = nil
+	}
+}
+
+func (t *texture) numFaces() int {
+	if t.target == gl.TEXTURE_CUBE_MAP {
+		return 6
+	}
+	return 1
+}
+
+func (t *texture) level(face, level int) *texLevel {
+	for len(t.levels[face]) <= level {
+		t.levels[face] = append(t.levels[face], texLevel{})
+	}
+	return &t.levels[face][level]
+}
+
+// defaultTexture returns texture object 0 of a target.
+func (c *Context) defaultTexture(target gl.Enum) *texture {
+	if target == gl.TEXTURE_CUBE_MAP {
+		return c.defaultCube
+	}
+	return c.default2D
+}
+
+// CreateTexture returns a new texture name.
+func (c *Context) CreateTexture() gl.Texture {
+	n := c.genName()
+	c.textures[n] = newTexture(n)
+	return gl.Texture{Value: n}
+}
+
+// IsTexture reports whether t names a texture that has been bound.
+func (c *Context) IsTexture(t gl.Texture) bool {
+	x := c.textures[t.Value]
+	return x != nil && x.target != 0
+}
+
+// ActiveTexture selects the texture unit that BindTexture and texture
+// parameter calls affect.
+func (c *Context) ActiveTexture(texture gl.Enum) {
+	u := int(texture) - int(gl.TEXTURE0)
+	if u < 0 || u >= len(c.units) {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	c.activeUnit = u
+}
+
+// BindTexture binds a texture to the active unit; 0 binds the target's
+// default texture object.
+func (c *Context) BindTexture(target gl.Enum, t gl.Texture) {
+	if target != gl.TEXTURE_2D && target != gl.TEXTURE_CUBE_MAP {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	u := &c.units[c.activeUnit]
+	slot := &u.tex2D
+	if target == gl.TEXTURE_CUBE_MAP {
+		slot = &u.cube
+	}
+	if t.Value == 0 {
+		*slot = c.defaultTexture(target)
+		return
+	}
+	x := c.textures[t.Value]
+	if x == nil {
+		x = newTexture(t.Value)
+		c.textures[t.Value] = x
+		c.nextName = max(c.nextName, t.Value+1)
+	}
+	if x.target != 0 && x.target != target {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	x.target = target
+	*slot = x
+}
+
+// DeleteTexture deletes a texture, unbinding it from every unit and
+// detaching it from the bound framebuffer.
+func (c *Context) DeleteTexture(v gl.Texture) {
+	x := c.textures[v.Value]
+	if x == nil || v.Value == 0 {
+		return
+	}
+	for i := range c.units {
+		if c.units[i].tex2D == x {
+			c.units[i].tex2D = c.default2D
+		}
+		if c.units[i].cube == x {
+			c.units[i].cube = c.defaultCube
+		}
+	}
+	if fb := c.drawFB; fb != nil {
+		for i := range fb.att {
+			if fb.att[i].tex == x {
+				fb.att[i] = attachment{}
+			}
+		}
+	}
+	c.releaseUnlessAttached(x, nil)
+	delete(c.textures, v.Value)
+}
+
+// texTarget resolves a TexImage target to the texture bound on the active
+// unit and the face index. ok is false (error recorded) for a bad target.
+func (c *Context) texTarget(target gl.Enum) (*texture, int, bool) {
+	u := c.units[c.activeUnit]
+	switch {
+	case target == gl.TEXTURE_2D:
+		return u.tex2D, 0, true
+	case target >= gl.TEXTURE_CUBE_MAP_POSITIVE_X && target <= gl.TEXTURE_CUBE_MAP_NEGATIVE_Z:
+		return u.cube, int(target - gl.TEXTURE_CUBE_MAP_POSITIVE_X), true
+	}
+	c.recordError(gl.INVALID_ENUM)
+	return nil, 0, false
+}
+
+// paramTarget resolves a TexParameter/GenerateMipmap target.
+func (c *Context) paramTarget(target gl.Enum) (*texture, bool) {
+	u := c.units[c.activeUnit]
+	switch target {
+	case gl.TEXTURE_2D:
+		return u.tex2D, true
+	case gl.TEXTURE_CUBE_MAP:
+		return u.cube, true
+	}
+	c.recordError(gl.INVALID_ENUM)
+	return nil, false
+}
+
+func isBaseFormat(f gl.Enum) bool {
+	switch f {
+	case gl.ALPHA, gl.LUMINANCE, gl.LUMINANCE_ALPHA, gl.RGB, gl.RGBA:
+		return true
+	}
+	return false
+}
+
+// checkFormatType validates a format/type pair of pixel data: INVALID_ENUM
+// for unknown enums, INVALID_OPERATION for a packed type with the wrong format.
+func (c *Context) checkFormatType(format, ty gl.Enum) bool {
+	if !isBaseFormat(format) {
+		c.recordError(gl.INVALID_ENUM)
+		return false
+	}
+	switch ty {
+	case gl.UNSIGNED_BYTE:
+		return true
+	case gl.UNSIGNED_SHORT_5_6_5:
+		if format != gl.RGB {
+			c.recordError(gl.INVALID_OPERATION)
+			return false
+		}
+		return true
+	case gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
+		if format != gl.RGBA {
+			c.recordError(gl.INVALID_OPERATION)
+			return false
+		}
+		return true
+	}
+	c.recordError(gl.INVALID_ENUM)
+	return false
+}
+
+func (c *Context) maxLevel() int {
+	return bits.Len(uint(c.screen.GetParam(pipe.ParamMaxTextureSize))) - 1
+}
+
+// checkImageArgs validates level and size of a TexImage call.
+func (c *Context) checkImageArgs(target gl.Enum, level, width, height int) bool {
+	maxSize := c.screen.GetParam(pipe.ParamMaxTextureSize)
+	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 ||
+		width > maxSize>>level || height > maxSize>>level {
+		c.recordError(gl.INVALID_VALUE)
+		return false
+	}
+	if target != gl.TEXTURE_2D && width != height {
+		c.recordError(gl.INVALID_VALUE)
+		return false
+	}
+	return true
+}
+
+// TexImage2D specifies one image of the bound texture.
+func (c *Context) TexImage2D(target gl.Enum, level int, internalFormat int, width, height int, format gl.Enum, ty gl.Enum, data []byte) {
+	t, face, ok := c.texTarget(target)
+	if !ok || !c.checkFormatType(format, ty) || !c.checkImageArgs(target, level, width, height) {
+		return
+	}
+	if !isBaseFormat(gl.Enum(internalFormat)) {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if gl.Enum(internalFormat) != format {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	var rgba []byte
+	if data != nil {
+		var ok bool
+		if rgba, ok = c.unpackToRGBA(data, width, height, format, ty); !ok {
+			c.recordError(gl.INVALID_VALUE)
+			return
+		}
+	}
+	c.defineImage(t, face, level, width, height, format, rgba)
+}
+
+// defineImage records a new image and stores its texels (nil: undefined contents).
+func (c *Context) defineImage(t *texture, face, level, width, height int, format gl.Enum, rgba []byte) {
+	lv := t.level(face, level)
+	*lv = texLevel{w: width, h: height, format: format, defined: true}
+	if width == 0 || height == 0 {
+		return
+	}
+	if level == 0 && (t.res == nil || t.resW != width || t.resH != height) {
+		levels := bits.Len(uint(max(width, height)))
+		tt := pipe.TargetTexture2D
+		if t.target == gl.TEXTURE_CUBE_MAP {
+			tt = pipe.TargetTextureCube
+		}
+		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: tt, Format: pipe.FormatRGBA8, Width: width, Height: height,
+			Levels: levels, Bind: pipe.BindSamplerView | pipe.BindRenderTarget})
+		if err != nil {
+			c.recordError(gl.OUT_OF_MEMORY)
+			lv.defined = false
+			return
+		}
+		if t.view != nil {
+			c.pipe.DeleteSamplerView(t.view)
+			t.view = nil
+		}
+		if t.res != nil {
+			c.screen.ResourceDestroy(t.res)
+		}
+		t.res, t.resW, t.resH, t.resLv = res, width, height, levels
+		// Images stored in the old resource are gone.
+		for f := range t.levels {
+			for l := range t.levels[f] {
+				if f != face || l != 0 {
+					t.levels[f][l].inRes = false
+				}
+			}
+		}
+	}
+	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height {
+		return // inconsistent with level 0: the texture is incomplete
+	}
+	lv.inRes = true
+	if rgba != nil {
+		if err := c.pipe.TextureWrite(t.res, face, level, 0, 0, width, height, rgba); err != nil {
+			c.recordError(gl.OUT_OF_MEMORY)
+		}
+	}
+}
+
+// TexSubImage2D replaces a rectangle of a defined image.
+func (c *Context) TexSubImage2D(target gl.Enum, level int, x, y, width, height int, format, ty gl.Enum, data []byte) {
+	t, face, ok := c.texTarget(target)
+	if !ok || !c.checkFormatType(format, ty) {
+		return
+	}
+	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if t == nil || level >= len(t.levels[face]) || !t.levels[face][level].defined {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	lv := t.levels[face][level]
+	if x < 0 || y < 0 || x+width > lv.w || y+height > lv.h {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if format != lv.format {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if width == 0 || height == 0 || !lv.inRes {
+		return
+	}
+	rgba, ok := c.unpackToRGBA(data, width, height, format, ty)
+	if !ok {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if err := c.pipe.TextureWrite(t.res, face, level, x, y, width, height, rgba); err != nil {
+		c.recordError(gl.OUT_OF_MEMORY)
+	}
+}
+
+// CopyTexImage2D defines an image from the read framebuffer.
+func (c *Context) CopyTexImage2D(target gl.Enum, level int, internalformat gl.Enum, x, y, width, height, border int) {
+	t, face, ok := c.texTarget(target)
+	if !ok {
+		return
+	}
+	if !isBaseFormat(internalformat) {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	if border != 0 || !c.checkImageArgs(target, level, width, height) {
+		if border != 0 {
+			c.recordError(gl.INVALID_VALUE)
+		}
+		return
+	}
+	if t == nil {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if !c.checkFramebufferComplete() {
+		return
+	}
+	rgba := c.readFramebufferRGBA(x, y, width, height)
+	convertStoredRGBA(rgba, internalformat)
+	c.defineImage(t, face, level, width, height, internalformat, rgba)
+}
+
+// CopyTexSubImage2D replaces a rectangle of an image from the read framebuffer.
+func (c *Context) CopyTexSubImage2D(target gl.Enum, level, xoffset, yoffset, x, y, width, height int) {
+	t, face, ok := c.texTarget(target)
+	if !ok {
+		return
+	}
+	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if t == nil || level >= len(t.levels[face]) || !t.levels[face][level].defined {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	lv := t.levels[face][level]
+	if xoffset < 0 || yoffset < 0 || xoffset+width > lv.w || yoffset+height > lv.h {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if !c.checkFramebufferComplete() || width == 0 || height == 0 || !lv.inRes {
+		return
+	}
+	rgba := c.readFramebufferRGBA(x, y, width, height)
+	convertStoredRGBA(rgba, lv.format)
+	if err := c.pipe.TextureWrite(t.res, face, level, xoffset, yoffset, width, height, rgba); err != nil {
+		c.recordError(gl.OUT_OF_MEMORY)
+	}
+}
+
+// convertStoredRGBA turns framebuffer RGBA into the stored form of a base
+// format (LUMINANCE keeps R, ALPHA keeps A).
+func convertStoredRGBA(p []byte, format gl.Enum) {
+	for i := 0; i+3 < len(p); i += 4 {
+		r, a := p[i], p[i+3]
+		switch format {
+		case gl.RGB:
+			p[i+3] = 255
+		case gl.LUMINANCE:
+			p[i+1], p[i+2], p[i+3] = r, r, 255
+		case gl.LUMINANCE_ALPHA:
+			p[i+1], p[i+2] = r, r
+		case gl.ALPHA:
+			p[i], p[i+1], p[i+2], p[i+3] = 0, 0, 0, a
+		}
+	}
+}
+
+func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+func isMipmapFilter(f gl.Enum) bool {
+	return f != gl.NEAREST && f != gl.LINEAR
+}
+
+// GenerateMipmap computes levels 1.. of the bound texture from level 0.
+func (c *Context) GenerateMipmap(target gl.Enum) {
+	t, ok := c.paramTarget(target)
+	if !ok {
+		return
+	}
+	if t == nil || t.res == nil || !t.baseComplete() || !isPow2(t.resW) || !isPow2(t.resH) {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	for f := 0; f < t.numFaces(); f++ {
+		base := t.levels[f][0]
+		for l := 1; l < t.resLv; l++ {
+			*t.level(f, l) = texLevel{w: max(t.resW>>l, 1), h: max(t.resH>>l, 1), format: base.format, defined: true, inRes: true}
+		}
+		if err := c.pipe.GenerateMipmap(t.res, f); err != nil {
+			c.recordError(gl.OUT_OF_MEMORY)
+			return
+		}
+	}
+}
+
+// baseComplete reports whether level 0 of every face is defined, stored,
+// and (for cube maps) square with matching sizes and formats.
+func (t *texture) baseComplete() bool {
+	if t.res == nil {
+		return false
+	}
+	var first texLevel
+	for f := 0; f < t.numFaces(); f++ {
+		if len(t.levels[f]) == 0 {
+			return false
+		}
+		lv := t.levels[f][0]
+		if !lv.defined || !lv.inRes || lv.w == 0 {
+			return false
+		}
+		if f == 0 {
+			first = lv
+		} else if lv.w != first.w || lv.h != first.h || lv.format != first.format {
+			return false
+		}
+	}
+	return true
+}
+
+// complete reports texture completeness (ES 2.0 §3.7.10, §3.8.2).
+func (t *texture) complete() bool {
+	if !t.baseComplete() {
+		return false
+	}
+	npot := !isPow2(t.resW) || !isPow2(t.resH)
+	if npot && (t.wrapS != gl.CLAMP_TO_EDGE || t.wrapT != gl.CLAMP_TO_EDGE || isMipmapFilter(t.minFilter)) {
+		return false
+	}
+	if !isMipmapFilter(t.minFilter) {
+		return true
+	}
+	format := t.levels[0][0].format
+	for f := 0; f < t.numFaces(); f++ {
+		if len(t.levels[f]) < t.resLv {
+			return false
+		}
+		for l := 1; l < t.resLv; l++ {
+			lv := t.levels[f][l]
+			if !lv.defined || !lv.inRes || lv.format != format {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// samplerView returns the view to sample t with, or nil when t is incomplete.
+func (c *Context) samplerView(t *texture) pipe.SamplerView {
+	if t == nil || !t.complete() {
+		return nil
+	}
+	key := pipe.SamplerViewTemplate{Levels: 1, Swizzle: pipe.IdentitySwizzle}
+	if isMipmapFilter(t.minFilter) {
+		key.Levels = t.resLv
+	}
+	switch t.levels[0][0].format {
+	case gl.RGB, gl.LUMINANCE:
+		key.Swizzle[3] = pipe.SwizzleOne
+	}
+	if t.view == nil || t.viewKey != key {
+		if t.view != nil {
+			c.pipe.DeleteSamplerView(t.view)
+		}
+		t.view, t.viewKey = c.pipe.CreateSamplerView(t.res, key), key
+	}
+	return t.view
+}
+
+var texFilters = map[gl.Enum]pipe.Filter{
+	gl.NEAREST: pipe.FilterNearest, gl.LINEAR: pipe.FilterLinear,
+	gl.NEAREST_MIPMAP_NEAREST: pipe.FilterNearestMipmapNearest, gl.LINEAR_MIPMAP_NEAREST: pipe.FilterLinearMipmapNearest,
+	gl.NEAREST_MIPMAP_LINEAR: pipe.FilterNearestMipmapLinear, gl.LINEAR_MIPMAP_LINEAR: pipe.FilterLinearMipmapLinear,
+}
+
+// samplerState converts the texture's parameters.
+func (t *texture) samplerState() pipe.SamplerState {
+	wrap := func(w gl.Enum) pipe.Wrap {
+		switch w {
+		case gl.CLAMP_TO_EDGE:
+			return pipe.WrapClampToEdge
+		case gl.MIRRORED_REPEAT:
+			return pipe.WrapMirroredRepeat
+		}
+		return pipe.WrapRepeat
+	}
+	return pipe.SamplerState{WrapS: wrap(t.wrapS), WrapT: wrap(t.wrapT), MinFilter: texFilters[t.minFilter], MagFilter: texFilters[t.magFilter]}
+}
+
+// TexParameteri sets a texture parameter.
+func (c *Context) TexParameteri(target, pname gl.Enum, param int) {
+	t, ok := c.paramTarget(target)
+	if !ok {
+		return
+	}
+	p := gl.Enum(param)
+	valid := false
+	switch pname {
+	case gl.TEXTURE_MIN_FILTER:
+		switch p {
+		case gl.NEAREST, gl.LINEAR, gl.NEAREST_MIPMAP_NEAREST, gl.LINEAR_MIPMAP_NEAREST, gl.NEAREST_MIPMAP_LINEAR, gl.LINEAR_MIPMAP_LINEAR:
+			valid = true
+		}
+	case gl.TEXTURE_MAG_FILTER:
+		valid = p == gl.NEAREST || p == gl.LINEAR
+	case gl.TEXTURE_WRAP_S, gl.TEXTURE_WRAP_T:
+		valid = p == gl.REPEAT || p == gl.CLAMP_TO_EDGE || p == gl.MIRRORED_REPEAT
+	}
+	if !valid {
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	switch pname {
+	case gl.TEXTURE_MIN_FILTER:
+		t.minFilter = p
+	case gl.TEXTURE_MAG_FILTER:
+		t.magFilter = p
+	case gl.TEXTURE_WRAP_S:
+		t.wrapS = p
+	case gl.TEXTURE_WRAP_T:
+		t.wrapT = p
+	}
+}
+
+// TexParameterf sets a texture parameter from a float.
+func (c *Context) TexParameterf(target, pname gl.Enum, param float32) {
+	c.TexParameteri(target, pname, int(param))
+}
+
+// TexParameterfv sets a texture parameter from params[0].
+func (c *Context) TexParameterfv(target, pname gl.Enum, params []float32) {
+	if len(params) == 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	c.TexParameteri(target, pname, int(params[0]))
+}
+
+// TexParameteriv sets a texture parameter from params[0].
+func (c *Context) TexParameteriv(target, pname gl.Enum, params []int32) {
+	if len(params) == 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	c.TexParameteri(target, pname, int(params[0]))
+}
+
+// GetTexParameteriv reads a texture parameter.
+func (c *Context) GetTexParameteriv(dst []int32, target, pname gl.Enum) {
+	t, ok := c.paramTarget(target)
+	if !ok {
+		return
+	}
+	var v gl.Enum
+	switch pname {
+	case gl.TEXTURE_MIN_FILTER:
+		v = t.minFilter
+	case gl.TEXTURE_MAG_FILTER:
+		v = t.magFilter
+	case gl.TEXTURE_WRAP_S:
+		v = t.wrapS
+	case gl.TEXTURE_WRAP_T:
+		v = t.wrapT
+	default:
+		c.recordError(gl.INVALID_ENUM)
+		return
+	}
+	if len(dst) > 0 {
+		dst[0] = int32(v)
+	}
+}
+
+// GetTexParameterfv reads a texture parameter as a float.
+func (c *Context) GetTexParameterfv(dst []float32, target, pname gl.Enum) {
+	var v [1]int32
+	c.GetTexParameteriv(v[:], target, pname)
+	if len(dst) > 0 {
+		dst[0] = float32(v[0])
+	}
+}
+
+// unpackToRGBA converts client pixel data (rows padded to the unpack
+// alignment, first row = row 0) to tightly packed RGBA8.
+func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byte, bool) {
+	bpp := 0
+	switch ty {
+	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
+		bpp = 2
+	default:
+		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4}[format]
+	}
+	rowBytes := w * bpp
+	stride := (rowBytes + c.unpackAlign - 1) / c.unpackAlign * c.unpackAlign
+	if h > 0 && len(data) < stride*(h-1)+rowBytes {
+		return nil, false
+	}
+	if format == gl.RGBA && ty == gl.UNSIGNED_BYTE && stride == rowBytes {
+		return data[:w*h*4], true // already the stored layout; the driver copies it
+	}
+	out := make([]byte, w*h*4)
+	for y := 0; y < h; y++ {
+		src := data[y*stride:]
+		dst := out[y*w*4:]
+		for x := 0; x < w; x++ {
+			d := dst[x*4 : x*4+4]
+			switch ty {
+			case gl.UNSIGNED_SHORT_5_6_5:
+				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d[0], d[1], d[2], d[3] = expand(v>>11, 5), expand(v>>5&63, 6), expand(v&31, 5), 255
+				continue
+			case gl.UNSIGNED_SHORT_4_4_4_4:
+				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d[0], d[1], d[2], d[3] = expand(v>>12, 4), expand(v>>8&15, 4), expand(v>>4&15, 4), expand(v&15, 4)
+				continue
+			case gl.UNSIGNED_SHORT_5_5_5_1:
+				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d[0], d[1], d[2], d[3] = expand(v>>11, 5), expand(v>>6&31, 5), expand(v>>1&31, 5), expand(v&1, 1)
+				continue
+			}
+			switch format {
+			case gl.RGBA:
+				copy(d, src[x*4:x*4+4])
+			case gl.RGB:
+				d[0], d[1], d[2], d[3] = src[x*3], src[x*3+1], src[x*3+2], 255
+			case gl.LUMINANCE:
+				l := src[x]
+				d[0], d[1], d[2], d[3] = l, l, l, 255
+			case gl.LUMINANCE_ALPHA:
+				l := src[2*x]
+				d[0], d[1], d[2], d[3] = l, l, l, src[2*x+1]
+			case gl.ALPHA:
+				d[0], d[1], d[2], d[3] = 0, 0, 0, src[x]
+			}
+		}
+	}
+	return out, true
+}
+
+// expand widens an n-bit unsigned normalised value to 8 bits.
+func expand(v uint16, n uint) byte {
+	maxV := uint32(1)<<n - 1
+	return byte((uint32(v)*255 + maxV/2) / maxV)
+}

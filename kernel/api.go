@@ -1,0 +1,181 @@
+package kernel
+
+import "time"
+
+// Options configures a Device. The zero value gives the documented defaults;
+// options are read-only after NewDevice.
+type Options struct {
+	// JobTimeout is how long the oldest job may run before the watchdog
+	// resets the engines and marks its context guilty. Default 5s.
+	JobTimeout time.Duration
+
+	// Capture, when set, is called for every job as the kernel writes it to
+	// the rings — the packets, the validated and relocated lists and the
+	// render list it generated — for command-stream decoders (the role of
+	// msm's rd dumps and vc4's hang state). It is called with the device
+	// lock held: it must not call back into the kernel, and the Capture is
+	// valid only during the call.
+	Capture func(*Capture)
+
+	// pollPeriod overrides how often the dispatcher looks at the rings
+	// without an interrupt (tests use it to prove retirement follows the
+	// EVENT interrupt).
+	pollPeriod time.Duration
+}
+
+// DefaultJobTimeout is Options.JobTimeout's default.
+const DefaultJobTimeout = 5 * time.Second
+
+// Param names a value GetParam reports.
+type Param uint32
+
+const (
+	ParamNumCores      Param = iota + 1 // render worker cores (NUM_CORES)
+	ParamNumQPUs                        // shader thread slots (NUM_QPUS); scratch is sized by it
+	ParamTileSize                       // tile width/height in pixels without MSAA (64)
+	ParamMemorySize                     // bytes of GPU physical memory
+	ParamMaxRenderSize                  // largest Width/Height SubmitCL accepts
+	ParamMaxAttributes                  // largest GL_SHADER_STATE AttributeCount
+	ParamTimestamp                      // the GPU's free-running nanosecond counter now
+
+	// The GPU's performance counters (all contexts, since the GPU was
+	// created), as 64-bit values.
+	ParamPerfQPUInstructions // QPU instructions executed (per 16-lane instruction)
+	ParamPerfTriangles       // triangles after culling
+	ParamPerfTiles           // tiles rendered
+	ParamPerfFragments       // fragments shaded
+	ParamPerfVertices        // vertices shaded
+)
+
+// GetParamArgs is the argument of File.GetParam.
+type GetParamArgs struct {
+	Param Param
+	Value uint64 // out
+}
+
+// BO creation flags. None are defined yet; CreateBO rejects unknown bits.
+const boCreateFlagsKnown = 0
+
+// CreateBOArgs is the argument of File.CreateBO.
+type CreateBOArgs struct {
+	Size   uint32 // bytes; rounded up to whole 4 KiB pages
+	Flags  uint32 // must be 0
+	Handle uint32 // out: small integer, unique within the File
+}
+
+// MmapBOArgs is the argument of File.MmapBO.
+type MmapBOArgs struct {
+	Handle  uint32
+	Mapping []byte // out: the BO's memory, a zero-copy slice of GPU memory (len = rounded size)
+}
+
+// CloseBOArgs is the argument of File.CloseBO.
+type CloseBOArgs struct{ Handle uint32 }
+
+// BORef flags: how a job uses a BO (implicit synchronisation).
+const (
+	BORead  uint32 = 1 << 0
+	BOWrite uint32 = 1 << 1
+)
+
+// BORef names a BO a job uses. Relocations and render targets refer to BOs
+// by their index in SubmitCLArgs.BOs.
+type BORef struct {
+	Handle uint32
+	Flags  uint32 // BORead | BOWrite
+}
+
+// RelocSpace says which buffer of a submission holds the u32 to patch.
+type RelocSpace uint8
+
+const (
+	SpaceBinCL RelocSpace = iota
+	SpaceShaderRecords
+	SpaceUniforms
+)
+
+// RelocTarget says what a relocation points at.
+type RelocTarget uint8
+
+const (
+	TargetBO            RelocTarget = iota // BOs[BOIndex] + Delta
+	TargetShaderRecords                    // the job's ShaderRecords + Delta
+	TargetUniforms                         // the job's Uniforms + Delta
+)
+
+// Reloc makes the kernel write the GPU VA of Target+Delta into the u32 at
+// Offset of Space. Every address field of every record in BinCL and
+// ShaderRecords must be covered by exactly one Reloc; relocations in
+// Uniforms may sit at any 4-aligned offset (texture descriptor pointers,
+// the storage block address, and the Address field of texture descriptors
+// the driver places in Uniforms).
+type Reloc struct {
+	Space   RelocSpace
+	Offset  uint32
+	Target  RelocTarget
+	BOIndex uint32
+	Delta   uint32
+}
+
+// RenderTarget describes one surface of the render list the kernel
+// generates (docs/hardware.md §4.3, §4.4). Stride is bytes per row; pixels
+// are 4 bytes (RGBA8888 colour, or depth24+stencil8).
+type RenderTarget struct {
+	BOIndex uint32
+	Offset  uint32
+	Stride  uint32
+	Enabled bool
+	Load    bool // load the tile buffer from memory before rendering
+	Store   bool // store the tile buffer to memory after rendering
+	Clear   bool // start from the clear values (mutually exclusive with Load)
+}
+
+// SubmitCLArgs is the argument of File.SubmitCL.
+type SubmitCLArgs struct {
+	BinCL         []byte // copied into a kernel exec BO, then validated
+	ShaderRecords []byte // shader records (16-aligned) + attribute records
+	Uniforms      []byte // all uniform streams of the job
+	BOs           []BORef
+	Relocs        []Reloc
+	Color, ZS     RenderTarget
+	Width, Height uint32
+	ClearColor    uint32 // RGBA8, R in the low byte
+	ClearDepth    uint32 // 24-bit
+	ClearStencil  uint8
+	InFences      []uint64
+	OutFence      uint64 // out
+}
+
+// WaitArgs is the argument of File.Wait. Timeout 0 polls; a negative
+// Timeout waits forever.
+type WaitArgs struct {
+	Fence   uint64
+	Timeout time.Duration
+}
+
+// WaitBOArgs is the argument of File.WaitBO: wait until no queued or
+// running job uses the BO.
+type WaitBOArgs struct {
+	Handle  uint32
+	Timeout time.Duration
+}
+
+// Capture is one job as the GPU will see it (Options.Capture).
+type Capture struct {
+	Context uint32           // the context id given to SET_CONTEXT
+	Fence   uint64           // the job's fence
+	Rings   map[int][]uint32 // engine → the packets written for this job
+	// The lists in the job's exec buffer, after validation and relocation,
+	// with their GPU virtual addresses.
+	BinCL                []byte
+	BinCLAddress         uint32
+	RenderCL             []byte
+	RenderCLAddress      uint32
+	ShaderRecords        []byte
+	ShaderRecordsAddress uint32
+	Uniforms             []byte
+	UniformsAddress      uint32
+	// Read reads n bytes at va in the job's GPU address space (shader code,
+	// texture descriptors); an unmapped page is an error.
+	Read func(va uint32, n int) ([]byte, error)
+}

@@ -1,0 +1,273 @@
+package kernel
+
+import (
+	"sync"
+	"time"
+)
+
+// Sizes the kernel picks.
+const (
+	// ringBytes: a job takes 36 bytes on BIN and 52 on RENDER; 64 KiB holds
+	// far more than maxInflight jobs, so ring space never limits dispatch.
+	ringBytes   = 64 << 10
+	maxInflight = 256
+	// maxActiveJobs bounds one context's queued + running jobs, so a
+	// client cannot pin unbounded memory in exec buffers; SubmitCL says
+	// EBUSY beyond it.
+	maxActiveJobs = 256
+	// maxContexts bounds the id space SET_CONTEXT / MMU_FAULT_CTX carry.
+	maxContexts = 1 << 16
+	// maxBOBytes caps one CreateBO so size arithmetic stays in uint32.
+	maxBOBytes = 1 << 30
+)
+
+// Device is the kernel-mode driver instance for one GPU. Safe for
+// concurrent use.
+type Device struct {
+	m    machine
+	opts Options
+	mem  []byte
+
+	mu        sync.Mutex // guards everything below, all Files, contexts, BOs and jobs
+	phys      *rangeAllocator
+	rings     [numEngines]*ring
+	contexts  map[uint32]*gpuContext
+	nextCtxID uint32
+	rr        uint32 // round-robin position over context ids
+	seqno     uint64 // last fence issued
+	pending   map[uint64]*fence
+	failed    map[uint64]*Error // errors of signalled fences that failed
+	failedLog []uint64          // insertion order of failed, to bound it
+	inflight  []*job            // in ring order
+	// Jobs and pools abandoned by a reset; freed once both rings pass
+	// zombieGate (see reapZombies).
+	zombies    []*job
+	zombieBOs  []*bo
+	zombieGate [numEngines]uint64
+	headSince  time.Time // when inflight[0] became the oldest job
+	// The watchdog's progress sample: the GPU's work counters and ring read
+	// pointers when they last changed, and when that was.
+	progress      [5]uint32
+	progressSince time.Time
+	numCores      uint32
+	numQPUs       uint32
+	closed        bool
+	overflows     int // overflow pools handed out on BIN_OOM, for tests and debugging
+
+	// Interrupt state, filled by the handler on a GPU goroutine. The
+	// handler never takes mu, so the kernel may hold mu while it writes
+	// registers.
+	irqMu   sync.Mutex
+	irqBits uint32
+	faults  []faultRecord
+
+	wake chan struct{}
+	quit chan struct{}
+	done chan struct{}
+}
+
+type faultRecord struct{ va, ctx, status uint32 }
+
+// ring is one engine's ring buffer in physical memory.
+type ring struct {
+	engine    int
+	pa        uint32
+	size      uint32
+	submitted uint64 // bytes ever written; WPTR = submitted mod size
+}
+
+// gpuContext is a File's GPU context: its address space, memstore page,
+// queue of jobs waiting for dependencies, and guilt.
+type gpuContext struct {
+	id         uint32
+	as         *addressSpace
+	memstorePA uint32
+	queue      []*job
+	active     int    // jobs queued or in flight
+	guilty     *Error // set when the context caused a fault or hang
+	closed     bool
+}
+
+func newDevice(m machine, opts Options) *Device {
+	if opts.JobTimeout <= 0 {
+		opts.JobTimeout = DefaultJobTimeout
+	}
+	mem := m.Memory()
+	d := &Device{
+		m:         m,
+		opts:      opts,
+		mem:       mem,
+		phys:      newRangeAllocator(1, uint32(len(mem)>>pageShift)), // PA page 0 is kept as "no table"
+		contexts:  map[uint32]*gpuContext{},
+		nextCtxID: 1,
+		pending:   map[uint64]*fence{},
+		failed:    map[uint64]*Error{},
+		numCores:  m.ReadReg(regNumCores),
+		numQPUs:   m.ReadReg(regNumQPUs),
+		wake:      make(chan struct{}, 1),
+		quit:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	if d.numQPUs == 0 {
+		d.numQPUs = 1
+	}
+	for e := range d.rings {
+		pg, ok := d.phys.alloc(ringBytes>>pageShift, 1)
+		if !ok {
+			panic("BUG: kernel: GPU memory too small for the rings")
+		}
+		r := &ring{engine: e, pa: pg << pageShift, size: ringBytes}
+		clear(mem[r.pa : r.pa+r.size])
+		d.rings[e] = r
+		// Start where the command processor is, so a reused GPU does not
+		// replay stale words.
+		d.m.WriteReg(regRingBase(e), r.pa)
+		d.m.WriteReg(regRingSize(e), r.size)
+		d.m.WriteReg(regRingWptr(e), 0)
+		r.submitted = uint64(d.m.ReadReg(regRingRptr(e)) & (r.size - 1))
+		d.m.WriteReg(regRingWptr(e), uint32(r.submitted))
+	}
+	d.m.SetInterruptHandler(d.onInterrupt)
+	d.m.WriteReg(regIntrEnable, intrAll)
+	go d.dispatcher()
+	return d
+}
+
+// Close stops the dispatcher, fails every unfinished fence with EIO and
+// releases the interrupt line. Files must not be used afterwards.
+func (d *Device) Close() {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
+	d.closed = true
+	d.mu.Unlock()
+	close(d.quit)
+	<-d.done
+	d.m.WriteReg(regIntrEnable, 0)
+	d.m.SetInterruptHandler(nil)
+	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := errorf(EIO, "device closed")
+	for _, j := range d.inflight {
+		d.finishJob(j, err)
+	}
+	d.inflight = nil
+	for _, c := range d.contexts {
+		for _, j := range c.queue {
+			d.finishJob(j, err)
+		}
+		c.queue = nil
+	}
+}
+
+// Open returns a new File: a client with its own handle table and GPU
+// context.
+func (d *Device) Open() (*File, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errorf(EIO, "device closed")
+	}
+	if len(d.contexts) >= maxContexts-1 {
+		return nil, errorf(ENOMEM, "too many open files (%d)", len(d.contexts))
+	}
+	for d.contexts[d.nextCtxID] != nil || d.nextCtxID == 0 {
+		d.nextCtxID++
+	}
+	c := &gpuContext{id: d.nextCtxID}
+	d.nextCtxID++
+	as, err := newAddressSpace(d.mem, d.phys)
+	if err != nil {
+		return nil, err
+	}
+	c.as = as
+	pg, ok := d.phys.alloc(1, 1)
+	if !ok {
+		as.destroy()
+		return nil, errorf(ENOMEM, "no physical page for the memstore")
+	}
+	c.memstorePA = pg << pageShift
+	clear(d.mem[c.memstorePA : c.memstorePA+pageSize])
+	if err := as.mapPages(MemstoreVA, c.memstorePA, 1, true); err != nil {
+		d.phys.release(pg, 1)
+		as.destroy()
+		return nil, err
+	}
+	d.contexts[c.id] = c
+	return &File{d: d, ctx: c, handles: map[uint32]*bo{}}, nil
+}
+
+// destroyContextLocked frees a closed context once no job needs it.
+func (d *Device) destroyContextLocked(c *gpuContext) {
+	if !c.closed || c.active > 0 || d.contexts[c.id] != c {
+		return
+	}
+	c.as.unmapPages(MemstoreVA, 1)
+	d.phys.release(c.memstorePA>>pageShift, 1)
+	c.as.destroy()
+	delete(d.contexts, c.id)
+}
+
+func (d *Device) memstoreSeqno(c *gpuContext) uint32 {
+	return loadSync32(d.mem, c.memstorePA+memstoreSeqno)
+}
+
+// bo is a buffer object: physically contiguous pages mapped at va in one
+// context. User BOs are reachable through a handle; kernel BOs (exec
+// buffers, tile allocation, overflow pools) belong to a job.
+type bo struct {
+	ctx        *gpuContext
+	pa, va     uint32
+	pages      uint32
+	handleOpen bool
+	busy       int      // unretired jobs using it
+	lastWrite  *fence   // the last job that writes it
+	reads      []*fence // jobs reading it since lastWrite
+}
+
+func (b *bo) size() uint32 { return b.pages << pageShift }
+
+// allocBOLocked allocates zeroed, contiguous physical pages and maps them in
+// c's user or kernel VA range.
+func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel bool) (*bo, error) {
+	pages := (bytes + pageSize - 1) >> pageShift
+	if pages == 0 {
+		pages = 1
+	}
+	pg, ok := d.phys.alloc(pages, 1)
+	if !ok {
+		return nil, errorf(ENOMEM, "out of GPU memory: %d contiguous pages requested, largest free run %d of %d free", pages, d.phys.largestFree(), d.phys.total-d.phys.used)
+	}
+	b := &bo{ctx: c, pa: pg << pageShift, pages: pages}
+	clear(d.mem[b.pa : b.pa+b.size()])
+	va, err := c.as.allocVA(pages, kernel)
+	if err != nil {
+		d.phys.release(pg, pages)
+		return nil, err
+	}
+	if err := c.as.mapPages(va, b.pa, pages, writable); err != nil {
+		c.as.freeVA(va, pages)
+		d.phys.release(pg, pages)
+		return nil, err
+	}
+	b.va = va
+	return b, nil
+}
+
+// freeBOLocked unmaps and frees b; the caller knows no job uses it.
+func (d *Device) freeBOLocked(b *bo) {
+	b.ctx.as.unmapPages(b.va, b.pages)
+	b.ctx.as.freeVA(b.va, b.pages)
+	d.phys.release(b.pa>>pageShift, b.pages)
+	b.pages = 0
+}
+
+// releaseBOLocked frees b if neither a handle nor a job holds it.
+func (d *Device) releaseBOLocked(b *bo) {
+	if !b.handleOpen && b.busy == 0 && b.pages != 0 {
+		d.freeBOLocked(b)
+	}
+}

@@ -1,0 +1,67 @@
+// Package kernel is the kernel-mode driver of the TG GPU: the layer that
+// carries the "Kernel" part of the architecture (vc4 DRM + KGSL shape).
+//
+// A Device owns the GPU: the physical page allocator for buffer objects, one
+// ring per engine, the memstore and inter-engine semaphores, the interrupt
+// handler, the dispatcher goroutine and the watchdog. Clients Open a File;
+// every call on a File is ioctl-shaped: a plain-data argument struct in, the
+// results written back into it, handles instead of pointers, and failures
+// reported as *Error values carrying an errno and a message that names what
+// was wrong.
+//
+// SubmitCL follows vc4_validate.c: the user's binning control list, shader
+// records and uniforms are copied into a kernel exec buffer, every record is
+// walked against the record table from hw/cl, every address field must be
+// covered by exactly one relocation (raw addresses never pass), relocations
+// are patched to GPU virtual addresses of the client's own context, the
+// kernel fills TILE_BINNING_MODE_CONFIGURATION with tile-allocation memory it
+// owns and generates the render control list itself from the render-target
+// description. Nothing unvalidated reaches the GPU.
+//
+// Scheduling follows the KGSL dispatcher: each context has a queue; a job
+// leaves it when its explicit in-fences and its implicit per-BO
+// dependencies (previous writer of a BO it reads; previous readers and
+// writer of a BO it writes) have signalled. The dispatcher then writes
+//
+//	BIN:    SET_CONTEXT; INDIRECT_BUFFER(bin CL);    SIGNAL(sem, seqno)
+//	RENDER: SET_CONTEXT; WAIT_MEM(sem, seqno); INDIRECT_BUFFER(render CL);
+//	        EVENT_WRITE(IRQ, memstore, seqno)
+//
+// and rings the doorbell. A job retires when the render ring's read pointer
+// has reached its EVENT_WRITE (so its render list has finished) and its
+// context's memstore shows its seqno; the EVENT interrupt triggers the check
+// and a 10 ms poll backs it up. The read pointer is the hardware's word, the
+// memstore is writable by the context's own shaders, so a shader that forges
+// it cannot retire running work. A page fault marks the faulting context
+// guilty: its fences signal with EIO and later submissions from it fail;
+// other contexts continue. The watchdog resets the engines when the oldest
+// job runs longer than Options.JobTimeout, marks its context guilty and
+// replays the innocent jobs that were in the rings; memory of abandoned
+// jobs is freed only after both command processors have passed a marker
+// written after the reset.
+//
+// Relocations. User space never sees a GPU address. Every address field
+// of every record in the bin CL and the shader records is covered by
+// exactly one Reloc naming a BO (by index in SubmitCLArgs.BOs) plus a
+// Delta, or the job's own shader records / uniforms. Relocations in
+// Uniforms may sit at any 4-aligned offset: texture descriptor pointers,
+// the storage block address, and the Address field of texture descriptors,
+// which the driver places (16-aligned) inside Uniforms so the kernel can
+// patch them.
+//
+// Memory map of every context's GPU virtual address space:
+//
+//	0x0000_0000 .. 0x0000_0FFF  never mapped (null guard)
+//	0x0000_1000 .. 0xEFFF_FFFF  the client's BOs (read/write)
+//	0xF000_0000 .. 0xF000_0FFF  the memstore page (reserved range, hardware.md §1):
+//	                            seqno at +0, timestamp at +8 (EVENT_WRITE),
+//	                            BIN→RENDER semaphore at +64 (SIGNAL / WAIT_MEM)
+//	0xF000_1000 .. 0xFFFF_EFFF  kernel per-job memory: exec buffers (read only),
+//	                            tile allocation and overflow pools (read/write)
+//
+// The memstore page sits at the same VA in every context but each context
+// sees its own page, so a shader can at worst confuse its own context's
+// synchronisation, never another client's.
+//
+// All methods of Device and File are safe for concurrent use.
+package kernel

@@ -1,0 +1,257 @@
+package kernel
+
+import (
+	"github.com/tilegpu/tilegpu/hw"
+	"time"
+)
+
+// File is one client of the Device: a handle table and a GPU context.
+// Handles are small integers private to the File; another File's handle
+// is simply not found (ENOENT). Safe for concurrent use.
+type File struct {
+	d       *Device
+	ctx     *gpuContext
+	handles map[uint32]*bo // guarded by d.mu
+	closed  bool
+}
+
+func (f *File) check() error {
+	if f.closed {
+		return errorf(EINVAL, "file is closed")
+	}
+	if f.d.closed {
+		return errorf(EIO, "device closed")
+	}
+	return nil
+}
+
+// GetParam reports a device parameter.
+func (f *File) GetParam(a *GetParamArgs) error {
+	d := f.d
+	switch a.Param {
+	case ParamNumCores:
+		a.Value = uint64(d.numCores)
+	case ParamNumQPUs:
+		a.Value = uint64(d.numQPUs)
+	case ParamTileSize:
+		a.Value = tileSize
+	case ParamMemorySize:
+		a.Value = uint64(len(d.mem))
+	case ParamMaxRenderSize:
+		a.Value = maxRenderSize
+	case ParamMaxAttributes:
+		a.Value = maxAttributes
+	case ParamTimestamp:
+		for {
+			hi := d.m.ReadReg(regTimestampHi)
+			lo := d.m.ReadReg(regTimestampLo)
+			if d.m.ReadReg(regTimestampHi) == hi {
+				a.Value = uint64(hi)<<32 | uint64(lo)
+				break
+			}
+		}
+	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
+		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
+		for {
+			hi := d.m.ReadReg(lo + 4)
+			l := d.m.ReadReg(lo)
+			if d.m.ReadReg(lo+4) == hi {
+				a.Value = uint64(hi)<<32 | uint64(l)
+				break
+			}
+		}
+	default:
+		return errorf(EINVAL, "unknown param %d", a.Param)
+	}
+	return nil
+}
+
+// CreateBO allocates a zeroed, physically contiguous buffer object of at
+// least a.Size bytes, maps it in the File's GPU context and returns its
+// handle.
+func (f *File) CreateBO(a *CreateBOArgs) error {
+	d := f.d
+	if a.Size == 0 {
+		return errorf(EINVAL, "CreateBO: size 0")
+	}
+	if a.Size > maxBOBytes {
+		return errorf(ENOMEM, "CreateBO: size %#x larger than the %#x limit", a.Size, maxBOBytes)
+	}
+	if a.Flags&^boCreateFlagsKnown != 0 {
+		return errorf(EINVAL, "CreateBO: unknown flags %#x", a.Flags&^boCreateFlagsKnown)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := f.check(); err != nil {
+		return err
+	}
+	b, err := d.allocBOLocked(f.ctx, a.Size, true, false)
+	if err != nil {
+		return err
+	}
+	b.handleOpen = true
+	h := uint32(1)
+	for f.handles[h] != nil {
+		h++
+	}
+	f.handles[h] = b
+	a.Handle = h
+	return nil
+}
+
+func (f *File) lookupLocked(h uint32) (*bo, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	b := f.handles[h]
+	if b == nil {
+		return nil, errorf(ENOENT, "no BO with handle %d", h)
+	}
+	return b, nil
+}
+
+// MmapBO returns the BO's memory as a slice of GPU memory (zero copy). The
+// slice stays valid until CloseBO; using it afterwards is like touching an
+// munmapped page, except that nothing stops it, so don't.
+func (f *File) MmapBO(a *MmapBOArgs) error {
+	f.d.mu.Lock()
+	defer f.d.mu.Unlock()
+	b, err := f.lookupLocked(a.Handle)
+	if err != nil {
+		return err
+	}
+	a.Mapping = f.d.mem[b.pa : b.pa+b.size() : b.pa+b.size()]
+	return nil
+}
+
+// CloseBO drops the handle. The memory is freed when the last job that
+// uses the BO retires.
+func (f *File) CloseBO(a *CloseBOArgs) error {
+	d := f.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b, err := f.lookupLocked(a.Handle)
+	if err != nil {
+		return err
+	}
+	delete(f.handles, a.Handle)
+	b.handleOpen = false
+	d.releaseBOLocked(b)
+	return nil
+}
+
+// Close drops every handle. Jobs already submitted still run; the context
+// and its page tables are freed after the last one retires.
+func (f *File) Close() {
+	d := f.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f.closed {
+		return
+	}
+	f.closed = true
+	for h, b := range f.handles {
+		b.handleOpen = false
+		d.releaseBOLocked(b)
+		delete(f.handles, h)
+	}
+	f.ctx.closed = true
+	d.destroyContextLocked(f.ctx)
+}
+
+// Wait blocks until fence a.Fence has signalled or a.Timeout has passed
+// (ETIMEDOUT). It returns the fence's error: EIO when the job's context
+// was reset after a fault or a hang.
+func (f *File) Wait(a *WaitArgs) error {
+	d := f.d
+	d.mu.Lock()
+	if err := f.check(); err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	if a.Fence == 0 || a.Fence > d.seqno {
+		d.mu.Unlock()
+		return errorf(ENOENT, "fence %d was never issued (last is %d)", a.Fence, d.seqno)
+	}
+	fc := d.pending[a.Fence]
+	ferr := d.failed[a.Fence]
+	d.mu.Unlock()
+	if fc == nil {
+		if ferr != nil {
+			return ferr
+		}
+		return nil
+	}
+	return waitFences([]*fence{fc}, a.Timeout, "fence")
+}
+
+// WaitBO blocks until no queued or running job uses the BO.
+func (f *File) WaitBO(a *WaitBOArgs) error {
+	d := f.d
+	d.mu.Lock()
+	b, err := f.lookupLocked(a.Handle)
+	if err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	var fs []*fence
+	if b.lastWrite != nil {
+		fs = append(fs, b.lastWrite)
+	}
+	fs = append(fs, b.reads...)
+	d.mu.Unlock()
+	if err := waitFences(fs, a.Timeout, "BO"); err != nil && isErrno(err, ETIMEDOUT) {
+		return errorf(ETIMEDOUT, "BO %d still busy after %v", a.Handle, a.Timeout)
+	}
+	return nil
+}
+
+func isErrno(err error, no Errno) bool {
+	e, ok := err.(*Error)
+	return ok && e.Errno == no
+}
+
+// waitFences waits for all of fs; it returns the first fence error.
+func waitFences(fs []*fence, timeout time.Duration, what string) error {
+	var deadline <-chan time.Time
+	if timeout >= 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	var first error
+	for _, fc := range fs {
+		select {
+		case <-fc.done:
+		default:
+			if timeout == 0 {
+				return errorf(ETIMEDOUT, "%s %d not signalled", what, fc.seqno)
+			}
+			select {
+			case <-fc.done:
+			case <-deadline:
+				return errorf(ETIMEDOUT, "%s %d not signalled after %v", what, fc.seqno, timeout)
+			}
+		}
+		if fc.err != nil && first == nil {
+			first = fc.err
+		}
+	}
+	return first
+}
+
+// fence is one job's completion. err is written before done is closed.
+type fence struct {
+	seqno uint64
+	done  chan struct{}
+	err   *Error
+}
+
+func (fc *fence) signalled() bool {
+	select {
+	case <-fc.done:
+		return true
+	default:
+		return false
+	}
+}

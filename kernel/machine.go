@@ -1,0 +1,59 @@
+package kernel
+
+// machine is the register, memory and interrupt interface of the GPU as the
+// kernel uses it: exactly the documented surface of *hw.GPU
+// (docs/interfaces.md "hw"). Register numbers are hw.Reg values; a test
+// checks they agree with package hw. Keeping the kernel's logic behind this
+// interface lets its tests also drive a scripted command processor that
+// injects faults, hangs and BIN_OOM on demand.
+type machine interface {
+	Memory() []byte
+	WriteReg(r reg, v uint32)
+	ReadReg(r reg) uint32
+	SetInterruptHandler(h func())
+}
+
+// reg is a register offset, numerically equal to hw.Reg.
+type reg uint32
+
+func regRingBase(e int) reg { return 0x100 + reg(e)*0x10 }
+func regRingSize(e int) reg { return 0x104 + reg(e)*0x10 }
+func regRingRptr(e int) reg { return 0x108 + reg(e)*0x10 }
+func regRingWptr(e int) reg { return 0x10C + reg(e)*0x10 }
+
+const (
+	regIntrStatus      reg = 0x200
+	regIntrAck         reg = 0x204
+	regIntrEnable      reg = 0x208
+	regMMUFaultVA      reg = 0x300
+	regMMUFaultCtx     reg = 0x304
+	regMMUFaultStatus  reg = 0x308
+	regBinOverflowAddr reg = 0x400
+	regBinOverflowSize reg = 0x404
+	regTimestampLo     reg = 0x500
+	regTimestampHi     reg = 0x504
+	regReset           reg = 0x700
+	regNumCores        reg = 0x800
+	regNumQPUs         reg = 0x804
+)
+
+// Interrupt bits (hardware.md §2).
+const (
+	intrEvent    uint32 = 1 << 0
+	intrMMUFault uint32 = 1 << 1
+	intrBinOOM   uint32 = 1 << 2
+	intrCLError  uint32 = 1 << 3
+	intrAll             = intrEvent | intrMMUFault | intrBinOOM | intrCLError
+
+	faultStatusWrite       = 1 << 0
+	faultStatusEngineShift = 8
+)
+
+// Engines.
+const (
+	engineBin    = 0
+	engineRender = 1
+	numEngines   = 2
+)
+
+var engineNames = [numEngines]string{"BIN", "RENDER"}

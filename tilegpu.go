@@ -1,0 +1,196 @@
+// Package tilegpu is the entry point of the tilegpu stack: NewContext builds
+// a virtual TG GPU (hw), its kernel-mode driver (kernel), the user-mode
+// driver (driver/tg) with the shader compiler, and an OpenGL ES 2.0 context
+// (gles) drawing into a default framebuffer, and hands back a gl.Context.
+//
+// It carries the "application-facing" end of the architecture — the part an
+// EGL implementation plays for a real driver stack: it owns the window-system
+// framebuffer (Width×Height RGBA8 colour plus a depth24/stencil8 buffer),
+// reads it back as an image, and reports the GPU's performance counters.
+//
+// A Context is used by one goroutine at a time, like the GL context it holds.
+package tilegpu
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/tilegpu/tilegpu/driver/tg"
+	"github.com/tilegpu/tilegpu/driver/tg/platform"
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/gles"
+	"github.com/tilegpu/tilegpu/hw"
+	"github.com/tilegpu/tilegpu/kernel"
+	"github.com/tilegpu/tilegpu/pipe"
+)
+
+// Config describes the context to create. Zero fields take the defaults.
+type Config struct {
+	Width, Height int // default framebuffer size in pixels (required, 1..8192)
+	Cores         int // render worker cores; 0: runtime.GOMAXPROCS(0)
+	// MemorySize is the GPU's physical memory in bytes; 0: hw.DefaultMemorySize.
+	MemorySize int
+	// JobTimeout is the kernel watchdog; 0: kernel.DefaultJobTimeout.
+	JobTimeout time.Duration
+	// Capture, when set, sees every job as the kernel hands it to the GPU:
+	// ring packets, the validated and relocated binning list, the generated
+	// render list, shader records and the job's memory (for command-stream
+	// decoders such as `tilegpu render -decode`). See kernel.Options.Capture.
+	Capture func(c *kernel.Capture)
+}
+
+// Context is a GL ES 2.0 context on its own virtual GPU.
+type Context struct {
+	cfg    Config
+	gpu    *hw.GPU
+	dev    *kernel.Device
+	file   *kernel.File
+	screen *tg.Screen
+	pctx   *tg.Context
+	gl     *gles.Context
+	color  pipe.Resource
+	zs     pipe.Resource
+	closed bool
+}
+
+// maxSize is the largest framebuffer the kernel renders (256 tiles of 32
+// pixels, the MSAA tile size, per side).
+const maxSize = 8192
+
+// NewContext builds the whole stack. The default framebuffer starts with
+// undefined contents (zero); the viewport and scissor box cover it.
+func NewContext(cfg Config) (*Context, error) {
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxSize || cfg.Height > maxSize {
+		return nil, fmt.Errorf("tilegpu: framebuffer size %dx%d not in 1..%d", cfg.Width, cfg.Height, maxSize)
+	}
+	if cfg.Cores < 0 || cfg.MemorySize < 0 || cfg.JobTimeout < 0 {
+		return nil, errors.New("tilegpu: Cores, MemorySize and JobTimeout must not be negative")
+	}
+	c := &Context{cfg: cfg}
+	c.gpu = hw.New(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
+	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, Capture: cfg.Capture})
+	f, err := c.dev.Open()
+	if err != nil {
+		c.teardown()
+		return nil, fmt.Errorf("tilegpu: opening the kernel device: %w", err)
+	}
+	c.file = f
+	if c.screen, err = tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
+		c.teardown()
+		return nil, err
+	}
+	c.pctx = c.screen.NewContext()
+	c.color, err = c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8,
+		Width: cfg.Width, Height: cfg.Height, Levels: 1, Bind: pipe.BindRenderTarget})
+	if err != nil {
+		c.teardown()
+		return nil, fmt.Errorf("tilegpu: allocating the colour buffer: %w", err)
+	}
+	c.zs, err = c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
+		Width: cfg.Width, Height: cfg.Height, Levels: 1, Bind: pipe.BindDepthStencil})
+	if err != nil {
+		c.teardown()
+		return nil, fmt.Errorf("tilegpu: allocating the depth/stencil buffer: %w", err)
+	}
+	c.gl, err = gles.New(c.pctx, gles.DefaultFramebuffer{Width: cfg.Width, Height: cfg.Height, Color: c.color, DepthStencil: c.zs})
+	if err != nil {
+		c.teardown()
+		return nil, err
+	}
+	return c, nil
+}
+
+// GL returns the GL ES 2.0 context.
+func (c *Context) GL() gl.Context { return c.gl }
+
+// GLES returns the GL context with its tilegpu-specific methods.
+func (c *Context) GLES() *gles.Context { return c.gl }
+
+// Image reads the default framebuffer after all queued rendering, top row
+// first (GL's rows are bottom-up).
+func (c *Context) Image() (*image.NRGBA, error) {
+	if c.closed {
+		return nil, errors.New("tilegpu: context is closed")
+	}
+	w, h := c.cfg.Width, c.cfg.Height
+	buf := make([]byte, w*h*4)
+	if err := c.pctx.ResourceRead(c.color, 0, 0, 0, 0, w, h, buf); err != nil {
+		return nil, fmt.Errorf("tilegpu: reading the framebuffer: %w", err)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		copy(img.Pix[y*img.Stride:y*img.Stride+w*4], buf[(h-1-y)*w*4:])
+	}
+	return img, nil
+}
+
+// Stats are the GPU's performance counters since the context was created.
+type Stats struct {
+	Instructions uint64 // QPU instructions executed (per 16-lane instruction)
+	Triangles    uint64 // triangles after culling
+	Tiles        uint64 // tiles rendered
+	Fragments    uint64 // fragments shaded
+	Vertices     uint64 // vertices shaded
+	Jobs         int    // jobs submitted to the kernel
+	Draws        int    // draws the driver accepted
+}
+
+// Stats reads the performance counters (through the kernel, like any
+// client would). Call Finish first to count all queued work.
+func (c *Context) Stats() Stats {
+	rd := func(p kernel.Param) uint64 {
+		a := kernel.GetParamArgs{Param: p}
+		if c.file.GetParam(&a) != nil {
+			return 0
+		}
+		return a.Value
+	}
+	ds := c.pctx.Stats()
+	return Stats{
+		Instructions: rd(kernel.ParamPerfQPUInstructions),
+		Triangles:    rd(kernel.ParamPerfTriangles),
+		Tiles:        rd(kernel.ParamPerfTiles),
+		Fragments:    rd(kernel.ParamPerfFragments),
+		Vertices:     rd(kernel.ParamPerfVertices),
+		Jobs:         ds.JobsSubmitted,
+		Draws:        ds.Draws,
+	}
+}
+
+// Close waits for queued work and frees the GPU.
+func (c *Context) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.teardown()
+	return nil
+}
+
+func (c *Context) teardown() {
+	c.closed = true
+	if c.gl != nil {
+		c.gl.Destroy() // finishes queued work, destroys the driver context
+	} else if c.pctx != nil {
+		c.pctx.Destroy()
+	}
+	if c.screen != nil {
+		if c.color != nil {
+			c.screen.ResourceDestroy(c.color)
+		}
+		if c.zs != nil {
+			c.screen.ResourceDestroy(c.zs)
+		}
+		c.screen.Destroy()
+	}
+	if c.file != nil {
+		c.file.Close()
+	}
+	if c.dev != nil {
+		c.dev.Close()
+	}
+	if c.gpu != nil {
+		c.gpu.Close()
+	}
+}
