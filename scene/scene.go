@@ -137,8 +137,8 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 		ext = max(ext, mesh.Max[j]-mesh.Min[j])
 	}
 	s := 1.6 / ext
-	model := vmath.Mul(vmath.RotateY(-0.55), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
-	eye := vmath.Vec3{0, 0.45, 2.1}
+	model := vmath.Mul(vmath.RotateY(math.Pi+0.6), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
+	eye := vmath.Vec3{0, 0.55, 2.9}
 	view := vmath.LookAt(eye, vmath.Vec3{0, 0, 0}, vmath.Vec3{0, 1, 0})
 	proj := vmath.Perspective(40*math.Pi/180, float32(width)/float32(height), 0.1, 20)
 	mvp := vmath.Mul(proj, vmath.Mul(view, model))

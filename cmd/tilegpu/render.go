@@ -27,7 +27,7 @@ func cmdRender(args []string) error {
 	}
 	cfg := tilegpu.Config{Width: *size, Height: *size, Cores: *cores}
 	if *decode {
-		cfg.Capture = newDecoder(os.Stdout).capture
+		cfg.Capture = newDecoder(stdout).capture
 	}
 	ctx, err := tilegpu.NewContext(cfg)
 	if err != nil {
@@ -48,7 +48,7 @@ func cmdRender(args []string) error {
 		return err
 	}
 	s := ctx.Stats()
-	fmt.Printf("rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
+	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
 	return nil
 }
@@ -76,11 +76,11 @@ func cmdBench(args []string) error {
 		return err
 	}
 	res := sc.Run(*frames)
-	fmt.Println(res.String(sc))
+	fmt.Fprintln(stdout, res.String(sc))
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {
-			fmt.Printf("covered_pixels=%d\n", bench.CoveredPixels(img))
+			fmt.Fprintf(stdout, "covered_pixels=%d\n", bench.CoveredPixels(img))
 		}
 		return writePNG(*out, img)
 	}

@@ -26,8 +26,8 @@ var opTests = []struct {
 }{
 	{"fadd", "add", false, []opCase{{f32(1), f32(2), f32(3)}, {inf, ninf, nan}, {nan, f32(1), nan}, {f32(3e38), f32(3e38), inf}, {negZ, negZ, negZ}, {negZ, 0, 0}}},
 	{"fsub", "add", false, []opCase{{f32(1), f32(2), f32(-1)}, {inf, inf, nan}, {0, 0, 0}}},
-	{"fmin", "add", false, []opCase{{f32(1), f32(2), f32(1)}, {f32(-1), f32(2), f32(-1)}, {nan, f32(1), nan}, {f32(1), nan, nan}, {0, negZ, negZ}, {negZ, 0, negZ}, {ninf, f32(0), ninf}}},
-	{"fmax", "add", false, []opCase{{f32(1), f32(2), f32(2)}, {nan, f32(1), nan}, {0, negZ, 0}, {negZ, 0, 0}, {inf, f32(3), inf}}},
+	{"fmin", "add", false, []opCase{{f32(1), f32(2), f32(1)}, {f32(-1), f32(2), f32(-1)}, {nan, f32(1), f32(1)}, {f32(1), nan, f32(1)}, {nan, nan, nan}, {0, negZ, negZ}, {negZ, 0, negZ}, {ninf, f32(0), ninf}}},
+	{"fmax", "add", false, []opCase{{f32(1), f32(2), f32(2)}, {nan, f32(1), f32(1)}, {f32(3), nan, f32(3)}, {0, negZ, 0}, {negZ, 0, 0}, {inf, f32(3), inf}}},
 	{"fminabs", "add", false, []opCase{{f32(-1), f32(2), f32(1)}, {f32(-3), f32(2), f32(2)}}},
 	{"fmaxabs", "add", false, []opCase{{f32(-1), f32(2), f32(2)}, {f32(-3), f32(2), f32(3)}, {ninf, 0, inf}}},
 	{"ftoi", "add", true, []opCase{{a: f32(3.7), want: 3}, {a: f32(-3.7), want: 0xfffffffd}, {a: nan, want: 0}, {a: f32(1e10), want: 0x7fffffff}, {a: f32(-1e10), want: 0x80000000}, {a: inf, want: 0x7fffffff}, {a: negZ, want: 0}}},

@@ -44,8 +44,8 @@
 //     happen, A first) before either unit writes.
 //   - Flags are set in every lane, whatever the write conditions.
 //   - Load immediate with sf sets flags from the immediate read as an integer.
-//   - MOV and OR are integer ops for flags; FMIN/FMAX propagate NaN and order
-//     −0 below +0; FSIGN of NaN is 0; FMULABS behaves as FMUL (hardware.md).
+//   - MOV and OR are integer ops for flags; FMIN/FMAX are IEEE 754-2008 minNum/
+//     maxNum (a single NaN operand yields the other one) and order −0 below +0; FSIGN of NaN is 0; FMULABS behaves as FMUL (hardware.md).
 //   - Writes to single-value registers (ACC5 broadcast, UNIFORMS_ADDRESS,
 //     VPM_*_SETUP) take lane 0's value and happen only if lane 0's condition
 //     passes (ACC5: in every lane whose condition passes).
