@@ -39,24 +39,24 @@ func cmdShaderTest(args []string) error {
 		switch {
 		case err != nil:
 			failed++
-			fmt.Printf("FAIL %s: %v\n", path, err)
+			fmt.Fprintf(stdout, "FAIL %s: %v\n", path, err)
 		case res.Skip != "":
 			skipped++
-			fmt.Printf("SKIP %s: %s\n", path, res.Skip)
+			fmt.Fprintf(stdout, "SKIP %s: %s\n", path, res.Skip)
 		case !res.Pass:
 			failed++
-			fmt.Printf("FAIL %s\n", path)
+			fmt.Fprintf(stdout, "FAIL %s\n", path)
 			for _, f := range res.Failure {
-				fmt.Printf("    %s\n", f)
+				fmt.Fprintf(stdout, "    %s\n", f)
 			}
 		default:
 			passed++
 		}
 	}
 	if skipped > 0 {
-		fmt.Printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped)
+		fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	} else {
-		fmt.Printf("%d passed, %d failed\n", passed, failed)
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
 	}
 	if failed > 0 {
 		return exitError(1)
