@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/le"
 	"github.com/tilegpu/tilegpu/internal/vmath"
 )
 
@@ -136,7 +137,7 @@ func Setup(ctx gl.Context, name string, opt Options) (*Scene, error) {
 		vbo := ctx.CreateBuffer()
 		s.buffers = append(s.buffers, vbo)
 		ctx.BindBuffer(gl.ARRAY_BUFFER, vbo)
-		ctx.BufferData(gl.ARRAY_BUFFER, f32bytes(quad), gl.STATIC_DRAW)
+		ctx.BufferData(gl.ARRAY_BUFFER, le.Float32s(quad), gl.STATIC_DRAW)
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: 0})
 		ctx.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
 		if name == "tex" {
@@ -176,9 +177,9 @@ func Setup(ctx gl.Context, name string, opt Options) (*Scene, error) {
 		vbo, ibo := ctx.CreateBuffer(), ctx.CreateBuffer()
 		s.buffers = append(s.buffers, vbo, ibo)
 		ctx.BindBuffer(gl.ARRAY_BUFFER, vbo)
-		ctx.BufferData(gl.ARRAY_BUFFER, f32bytes(verts), gl.STATIC_DRAW)
+		ctx.BufferData(gl.ARRAY_BUFFER, le.Float32s(verts), gl.STATIC_DRAW)
 		ctx.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo)
-		ctx.BufferData(gl.ELEMENT_ARRAY_BUFFER, u32bytes(idx), gl.STATIC_DRAW)
+		ctx.BufferData(gl.ELEMENT_ARRAY_BUFFER, le.Uint32s(idx), gl.STATIC_DRAW)
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: 0})
 		ctx.VertexAttribPointer(gl.Attrib{Value: 0}, 3, gl.FLOAT, false, 24, 0)
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: 1})
@@ -365,21 +366,4 @@ func Program(ctx gl.Context, vs, fs string) (gl.Program, error) {
 		return p, fmt.Errorf("link: %s", ctx.GetProgramInfoLog(p))
 	}
 	return p, nil
-}
-
-func f32bytes(f []float32) []byte {
-	b := make([]byte, 4*len(f))
-	for i, v := range f {
-		u := math.Float32bits(v)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return b
-}
-
-func u32bytes(u []uint32) []byte {
-	b := make([]byte, 4*len(u))
-	for i, v := range u {
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	}
-	return b
 }

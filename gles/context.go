@@ -21,17 +21,20 @@ package gles
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/gl"
-
 	"github.com/tilegpu/tilegpu/pipe"
 )
 
 var _ gl.Context = (*Context)(nil)
 
-// maxVertexAttribs is GL_MAX_VERTEX_ATTRIBS (also bounded by the driver).
-const maxVertexAttribs = 16
+// maxVertexAttribs is GL_MAX_VERTEX_ATTRIBS: the compiler's
+// gl_MaxVertexAttribs, which Link enforces. New fails on a driver that
+// supports fewer.
+const maxVertexAttribs = glsl.MaxVertexAttribs
 
 // DefaultFramebuffer is the window-system framebuffer (framebuffer 0).
 type DefaultFramebuffer struct {
@@ -90,6 +93,7 @@ type Context struct {
 	unpackAlign  int
 	packAlign    int
 	hints        map[gl.Enum]gl.Enum
+	extensions   string // GL_EXTENSIONS, computed on first use
 	sampleCov    float32
 	sampleInvert bool
 
@@ -131,6 +135,9 @@ func New(p pipe.Context, dfb DefaultFramebuffer) (*Context, error) {
 	if dfb.Color == nil || dfb.Width < 1 || dfb.Height < 1 {
 		return nil, errors.New("gles: the default framebuffer needs a colour buffer and a size")
 	}
+	if n := p.Screen().GetParam(pipe.ParamMaxVertexAttribs); n < maxVertexAttribs {
+		return nil, fmt.Errorf("gles: the driver supports %d vertex attributes, the shader compiler %d", n, maxVertexAttribs)
+	}
 	c := &Context{
 		screen:   p.Screen(),
 		pipe:     p,
@@ -143,7 +150,7 @@ func New(p pipe.Context, dfb DefaultFramebuffer) (*Context, error) {
 		fbos:     map[uint32]*framebuffer{},
 		rbs:      map[uint32]*renderbuffer{},
 		enables:  map[gl.Enum]bool{gl.DITHER: true},
-		hints:    map[gl.Enum]gl.Enum{gl.GENERATE_MIPMAP_HINT: gl.DONT_CARE},
+		hints:    map[gl.Enum]gl.Enum{gl.GENERATE_MIPMAP_HINT: gl.DONT_CARE, gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES: gl.DONT_CARE},
 	}
 	c.default2D, c.defaultCube = newTexture(0), newTexture(0)
 	c.default2D.target, c.defaultCube.target = gl.TEXTURE_2D, gl.TEXTURE_CUBE_MAP
@@ -175,8 +182,10 @@ func New(p pipe.Context, dfb DefaultFramebuffer) (*Context, error) {
 	return c, nil
 }
 
+// maxTextureUnits is the size of the texture unit table, which both
+// stages share: GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS.
 func (c *Context) maxTextureUnits() int {
-	n := c.screen.GetParam(pipe.ParamMaxTextureUnits)
+	n := c.screen.GetParam(pipe.ParamMaxCombinedTextureUnits)
 	if n < 8 {
 		n = 8 // ES 2.0 minimum
 	}
@@ -435,13 +444,16 @@ func (c *Context) LineWidth(width float32) {
 // PolygonOffset sets the depth offset factor and units.
 func (c *Context) PolygonOffset(factor, units float32) { c.polyOffset = [2]float32{factor, units} }
 
-// Hint records a hint; only GENERATE_MIPMAP_HINT exists in ES 2.0.
+// Hint records a hint: GENERATE_MIPMAP_HINT, and
+// FRAGMENT_SHADER_DERIVATIVE_HINT_OES when GL_OES_standard_derivatives is
+// exposed. Neither changes rendering (mipmaps are box filtered, derivatives
+// are exact per quad).
 func (c *Context) Hint(target, mode gl.Enum) {
 	if mode != gl.FASTEST && mode != gl.NICEST && mode != gl.DONT_CARE {
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}
-	if target != gl.GENERATE_MIPMAP_HINT {
+	if target != gl.GENERATE_MIPMAP_HINT && !(target == gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES && c.hasExtension("GL_OES_standard_derivatives")) {
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}

@@ -2,14 +2,51 @@ package gles
 
 import (
 	"math"
+	"strings"
 
 	"github.com/tilegpu/tilegpu/gl"
 
 	"github.com/tilegpu/tilegpu/pipe"
 )
 
-// Extensions this implementation exposes.
-const extensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil"
+// baseExtensions are the extensions gles itself implements, each checked by
+// a test that uses it through the whole stack: UNSIGNED_INT indices
+// (DrawElements), the RGB8/RGBA8, DEPTH_COMPONENT24 and DEPTH24_STENCIL8
+// renderbuffer formats (one Z24S8 surface serves as depth and stencil
+// attachment), and NPOT textures with REPEAT/MIRRORED_REPEAT wrapping,
+// mipmaps and GenerateMipmap (levels are floor(size/2^n), as the extension
+// specifies).
+const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot"
+
+// derivativesProbe is a fragment shader that uses every function of
+// GL_OES_standard_derivatives; the extension is advertised when the
+// screen's compiler accepts it.
+const derivativesProbe = `#extension GL_OES_standard_derivatives : require
+precision mediump float;
+varying vec2 v;
+void main() { gl_FragColor = vec4(dFdx(v.x), dFdy(v.y), fwidth(v)); }
+`
+
+// extensionString returns GL_EXTENSIONS, probing the compiler once.
+func (c *Context) extensionString() string {
+	if c.extensions == "" {
+		c.extensions = baseExtensions
+		if c.screen.CompileShader(pipe.StageFragment, derivativesProbe).OK() {
+			c.extensions += " GL_OES_standard_derivatives"
+		}
+	}
+	return c.extensions
+}
+
+// hasExtension reports whether GL_EXTENSIONS lists name.
+func (c *Context) hasExtension(name string) bool {
+	for _, e := range strings.Fields(c.extensionString()) {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
 
 // state returns the value of a GetIntegerv/GetFloatv/GetBooleanv query.
 // normalized marks colour-like values that GetIntegerv maps to the full
@@ -118,16 +155,23 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 		return e(c.frontFace), false, true
 	case gl.GENERATE_MIPMAP_HINT:
 		return e(c.hints[gl.GENERATE_MIPMAP_HINT]), false, true
+	case gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES:
+		if !c.hasExtension("GL_OES_standard_derivatives") {
+			return nil, false, false
+		}
+		return e(c.hints[gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES]), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_FORMAT:
 		return e(gl.RGBA), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_TYPE:
 		return e(gl.UNSIGNED_BYTE), false, true
 	case gl.LINE_WIDTH:
 		return f(c.lineWidth), false, true
-	case gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS, gl.MAX_TEXTURE_IMAGE_UNITS:
+	case gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS:
 		return i(len(c.units)), false, true
+	case gl.MAX_TEXTURE_IMAGE_UNITS:
+		return i(min(c.screen.GetParam(pipe.ParamMaxTextureUnits), len(c.units))), false, true
 	case gl.MAX_VERTEX_TEXTURE_IMAGE_UNITS:
-		return i(len(c.units)), false, true
+		return i(min(c.screen.GetParam(pipe.ParamMaxVertexTextureUnits), len(c.units))), false, true
 	case gl.MAX_CUBE_MAP_TEXTURE_SIZE, gl.MAX_TEXTURE_SIZE:
 		return i(c.screen.GetParam(pipe.ParamMaxTextureSize)), false, true
 	case gl.MAX_RENDERBUFFER_SIZE:
@@ -137,8 +181,10 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 		return i(m, m), false, true
 	case gl.MAX_VERTEX_ATTRIBS:
 		return i(maxVertexAttribs), false, true
-	case gl.MAX_VERTEX_UNIFORM_VECTORS, gl.MAX_FRAGMENT_UNIFORM_VECTORS:
-		return i(c.screen.GetParam(pipe.ParamMaxUniformVectors)), false, true
+	case gl.MAX_VERTEX_UNIFORM_VECTORS:
+		return i(c.screen.GetParam(pipe.ParamMaxVertexUniformVectors)), false, true
+	case gl.MAX_FRAGMENT_UNIFORM_VECTORS:
+		return i(c.screen.GetParam(pipe.ParamMaxFragmentUniformVectors)), false, true
 	case gl.MAX_VARYING_VECTORS:
 		return i(c.screen.GetParam(pipe.ParamMaxVaryingVectors)), false, true
 	case gl.NUM_COMPRESSED_TEXTURE_FORMATS, gl.NUM_SHADER_BINARY_FORMATS:
@@ -278,7 +324,7 @@ func (c *Context) GetString(pname gl.Enum) string {
 	case gl.SHADING_LANGUAGE_VERSION:
 		return "OpenGL ES GLSL ES 1.00 tilegpu"
 	case gl.EXTENSIONS:
-		return extensions
+		return c.extensionString()
 	}
 	c.recordError(gl.INVALID_ENUM)
 	return ""

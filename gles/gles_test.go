@@ -3,8 +3,10 @@ package gles
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/driver/tg"
 	"github.com/tilegpu/tilegpu/driver/tg/tgtest"
 	"github.com/tilegpu/tilegpu/gl"
@@ -174,9 +176,8 @@ func TestErrorRules(t *testing.T) {
 			c.BindTexture(gl.TEXTURE_2D, c.CreateTexture())
 			c.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, int(gl.LINEAR_MIPMAP_LINEAR))
 		}, gl.INVALID_ENUM},
-		{"GenerateMipmap NPOT", func(c *Context, _ gl.Program) {
+		{"GenerateMipmap without level 0", func(c *Context, _ gl.Program) {
 			c.BindTexture(gl.TEXTURE_2D, c.CreateTexture())
-			c.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 3, 2, gl.RGBA, gl.UNSIGNED_BYTE, nil)
 			c.GenerateMipmap(gl.TEXTURE_2D)
 		}, gl.INVALID_OPERATION},
 		{"CompressedTexImage2D", func(c *Context, _ gl.Program) {
@@ -420,16 +421,22 @@ func TestTextureCompletenessAndFormats(t *testing.T) {
 	if v := c.samplerView(x); v == nil {
 		t.Error("no sampler view for a complete texture")
 	}
-	// NPOT with REPEAT is incomplete.
-	c.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 3, 3, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+	// OES_texture_npot: NPOT textures repeat and mipmap like any other.
+	c.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 5, 3, gl.RGBA, gl.UNSIGNED_BYTE, nil)
 	c.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, int(gl.LINEAR))
-	if x.complete() {
-		t.Error("NPOT texture with REPEAT must be incomplete")
-	}
-	c.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, int(gl.CLAMP_TO_EDGE))
-	c.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, int(gl.CLAMP_TO_EDGE))
 	if !x.complete() {
-		t.Error("NPOT texture with CLAMP_TO_EDGE and LINEAR must be complete")
+		t.Error("NPOT texture with REPEAT and LINEAR must be complete")
+	}
+	c.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, int(gl.LINEAR_MIPMAP_LINEAR))
+	if x.complete() {
+		t.Error("NPOT texture without its mipmaps must be incomplete")
+	}
+	c.GenerateMipmap(gl.TEXTURE_2D)
+	if e := c.GetError(); e != gl.NO_ERROR {
+		t.Fatalf("GenerateMipmap of a 5×3 texture: error %#x", e)
+	}
+	if !x.complete() || x.resLv != 3 {
+		t.Errorf("5×3 texture after GenerateMipmap: complete %v, %d levels, want 3 (5×3, 2×1, 1×1)", x.complete(), x.resLv)
 	}
 }
 
@@ -496,5 +503,80 @@ func TestShaderCompileFailureLog(t *testing.T) {
 	c.DetachShader(p, v)
 	if c.IsShader(v) {
 		t.Error("flagged shader survived detaching")
+	}
+}
+
+// noDerivatives is a compiler without GL_OES_standard_derivatives.
+type noDerivatives struct{ tgtest.Compiler }
+
+func (c noDerivatives) Compile(stage pipe.ShaderStage, src string) pipe.CompiledShader {
+	if strings.Contains(src, "GL_OES_standard_derivatives") {
+		src = "#error GL_OES_standard_derivatives is not supported"
+	}
+	return c.Compiler.Compile(stage, src)
+}
+
+// TestDerivativesExtensionFollowsTheCompiler checks that
+// GL_OES_standard_derivatives and its hint exist exactly when the screen's
+// compiler accepts the extension.
+func TestDerivativesExtensionFollowsTheCompiler(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		compiler tg.ShaderCompiler
+		want     bool
+	}{{"supported", tgtest.Compiler{}, true}, {"unsupported", noDerivatives{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := tg.NewScreen(tgtest.NewWinsys(), tc.compiler, tg.ScreenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			color, err := s.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8, Width: 4, Height: 4, Levels: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := New(s.NewContext(), DefaultFramebuffer{Width: 4, Height: 4, Color: color})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ext := c.GetString(gl.EXTENSIONS)
+			if got := strings.Contains(ext, "GL_OES_standard_derivatives"); got != tc.want {
+				t.Errorf("GL_EXTENSIONS %q: derivatives listed %v, want %v", ext, got, tc.want)
+			}
+			if !strings.Contains(ext, "GL_OES_texture_npot") || !strings.Contains(ext, "GL_OES_element_index_uint") {
+				t.Errorf("GL_EXTENSIONS %q lacks the extensions gles implements", ext)
+			}
+			c.Hint(gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES, gl.FASTEST)
+			v := make([]int32, 1)
+			c.GetIntegerv(v, gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES)
+			e := c.GetError()
+			if tc.want && (e != gl.NO_ERROR || gl.Enum(v[0]) != gl.FASTEST) {
+				t.Errorf("derivative hint: error %#x, value %#x; want FASTEST", e, v[0])
+			}
+			if !tc.want && e != gl.INVALID_ENUM {
+				t.Errorf("derivative hint without the extension: error %#x, want INVALID_ENUM", e)
+			}
+		})
+	}
+}
+
+// TestLimitsComeFromTheCompiler checks every GL_MAX_* shader limit against
+// the compiler's gl_Max* constants.
+func TestLimitsComeFromTheCompiler(t *testing.T) {
+	c, _ := newTestContext(t)
+	for _, tc := range []struct {
+		pname gl.Enum
+		want  int
+	}{
+		{gl.MAX_VERTEX_ATTRIBS, glsl.MaxVertexAttribs},
+		{gl.MAX_VERTEX_UNIFORM_VECTORS, glsl.MaxVertexUniformVectors},
+		{gl.MAX_FRAGMENT_UNIFORM_VECTORS, glsl.MaxFragmentUniformVectors},
+		{gl.MAX_VARYING_VECTORS, glsl.MaxVaryingVectors},
+		{gl.MAX_TEXTURE_IMAGE_UNITS, glsl.MaxTextureImageUnits},
+		{gl.MAX_VERTEX_TEXTURE_IMAGE_UNITS, glsl.MaxVertexTextureImageUnits},
+		{gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS, glsl.MaxCombinedTextureImageUnits},
+	} {
+		if got := c.GetInteger(tc.pname); got != tc.want {
+			t.Errorf("GetInteger(%#x) = %d, want %d", tc.pname, got, tc.want)
+		}
 	}
 }

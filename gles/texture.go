@@ -415,8 +415,6 @@ func convertStoredRGBA(p []byte, format gl.Enum) {
 	}
 }
 
-func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
-
 func isMipmapFilter(f gl.Enum) bool {
 	return f != gl.NEAREST && f != gl.LINEAR
 }
@@ -427,7 +425,8 @@ func (c *Context) GenerateMipmap(target gl.Enum) {
 	if !ok {
 		return
 	}
-	if t == nil || t.res == nil || !t.baseComplete() || !isPow2(t.resW) || !isPow2(t.resH) {
+	// OES_texture_npot lifts ES 2.0's power-of-two requirement.
+	if t == nil || t.res == nil || !t.baseComplete() {
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
@@ -472,10 +471,9 @@ func (t *texture) complete() bool {
 	if !t.baseComplete() {
 		return false
 	}
-	npot := !isPow2(t.resW) || !isPow2(t.resH)
-	if npot && (t.wrapS != gl.CLAMP_TO_EDGE || t.wrapT != gl.CLAMP_TO_EDGE || isMipmapFilter(t.minFilter)) {
-		return false
-	}
+	// With OES_texture_npot, non-power-of-two textures may repeat and be
+	// mipmapped (ES 2.0 §3.8.2 would make them incomplete): the TMU wraps
+	// by any size and the level chain is floor(size/2^n).
 	if !isMipmapFilter(t.minFilter) {
 		return true
 	}

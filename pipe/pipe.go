@@ -32,19 +32,22 @@ var ErrPartialClear = errors.New("pipe: clear needs a quad draw")
 type Param int
 
 const (
-	ParamMaxTextureSize      Param = iota // largest texture width/height
-	ParamMaxTextureUnits                  // texture image units available to the fragment stage
-	ParamMaxVertexAttribs                 // generic vertex attributes
-	ParamMaxViewportSize                  // largest framebuffer width/height
-	ParamMaxUniformVectors                // vec4 uniform slots per stage
-	ParamMaxVaryingVectors                // vec4 varyings
-	ParamMaxRenderbufferSize              // largest renderbuffer width/height
-	ParamNumCores                         // render worker cores of the GPU
-	ParamQPUInstructions                  // QPU instructions executed so far (performance counter)
-	ParamTriangles                        // triangles after culling (performance counter)
-	ParamFragments                        // fragments shaded (performance counter)
-	ParamVertices                         // vertices shaded (performance counter)
-	ParamTiles                            // tiles rendered (performance counter)
+	ParamMaxTextureSize            Param = iota // largest texture width/height
+	ParamMaxTextureUnits                        // texture image units available to the fragment stage
+	ParamMaxVertexAttribs                       // generic vertex attributes
+	ParamMaxViewportSize                        // largest framebuffer width/height
+	ParamMaxVertexUniformVectors                // vec4 uniform rows of the vertex stage
+	ParamMaxVaryingVectors                      // vec4 varyings
+	ParamMaxRenderbufferSize                    // largest renderbuffer width/height
+	ParamNumCores                               // render worker cores of the GPU
+	ParamQPUInstructions                        // QPU instructions executed so far (performance counter)
+	ParamTriangles                              // triangles after culling (performance counter)
+	ParamFragments                              // fragments shaded (performance counter)
+	ParamVertices                               // vertices shaded (performance counter)
+	ParamTiles                                  // tiles rendered (performance counter)
+	ParamMaxFragmentUniformVectors              // vec4 uniform rows of the fragment stage
+	ParamMaxVertexTextureUnits                  // texture image units available to the vertex stage
+	ParamMaxCombinedTextureUnits                // texture image units of both stages together (the unit table)
 )
 
 // Format is the memory layout of one texel or pixel of a resource.

@@ -14,6 +14,7 @@ import (
 	"math"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/le"
 	"github.com/tilegpu/tilegpu/internal/vmath"
 )
 
@@ -101,9 +102,9 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 
 	vbo, ibo := ctx.CreateBuffer(), ctx.CreateBuffer()
 	ctx.BindBuffer(gl.ARRAY_BUFFER, vbo)
-	ctx.BufferData(gl.ARRAY_BUFFER, f32bytes(mesh.Vertices), gl.STATIC_DRAW)
+	ctx.BufferData(gl.ARRAY_BUFFER, le.Float32s(mesh.Vertices), gl.STATIC_DRAW)
 	ctx.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo)
-	ctx.BufferData(gl.ELEMENT_ARRAY_BUFFER, u32bytes(mesh.Indices), gl.STATIC_DRAW)
+	ctx.BufferData(gl.ELEMENT_ARRAY_BUFFER, le.Uint32s(mesh.Indices), gl.STATIC_DRAW)
 	for i, a := range []struct {
 		size, off int
 	}{{3, 0}, {3, 12}, {2, 24}} {
@@ -184,21 +185,4 @@ func program(ctx gl.Context, vs, fs string) (gl.Program, error) {
 		return p, fmt.Errorf("scene: link: %s", ctx.GetProgramInfoLog(p))
 	}
 	return p, nil
-}
-
-func f32bytes(f []float32) []byte {
-	b := make([]byte, 4*len(f))
-	for i, v := range f {
-		u := math.Float32bits(v)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return b
-}
-
-func u32bytes(u []uint32) []byte {
-	b := make([]byte, 4*len(u))
-	for i, v := range u {
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	}
-	return b
 }

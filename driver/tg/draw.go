@@ -326,15 +326,22 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 			descs[unit] = d
 		}
 	}
+	var scratch *BO
+	if cv.scratchBytes > 0 {
+		var err error
+		if scratch, err = j.scratchBO(c.screen.bos, cv.scratchBytes); err != nil {
+			return err
+		}
+	}
 	var vsU, csU, fsU uint32
 	var err error
-	if vsU, err = c.writeUniforms(j, cv.v.VS, descs); err != nil {
+	if vsU, err = c.writeUniforms(j, cv.v.VS, descs, scratch, cv.vsScratch); err != nil {
 		return err
 	}
-	if csU, err = c.writeUniforms(j, cv.v.CS, descs); err != nil {
+	if csU, err = c.writeUniforms(j, cv.v.CS, descs, scratch, cv.csScratch); err != nil {
 		return err
 	}
-	if fsU, err = c.writeUniforms(j, cv.v.FS, descs); err != nil {
+	if fsU, err = c.writeUniforms(j, cv.v.FS, descs, scratch, cv.fsScratch); err != nil {
 		return err
 	}
 
@@ -368,14 +375,8 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 			j.relocs = append(j.relocs, Reloc{Space: SpaceShaderRecords, Offset: off, Target: TargetUniforms, Delta: unifRelocs[i]})
 		}
 	}
-	if cv.scratchBytesPerThread > 0 {
-		size := cv.scratchBytesPerThread * uint32(c.screen.numQPUs)
-		bo, err := c.screen.bos.alloc(size, "scratch")
-		if err != nil {
-			return err
-		}
-		j.relocBO(SpaceShaderRecords, rec+uint32(ao[6]), bo, BORead|BOWrite, 0)
-		bo.Release()
+	if scratch != nil {
+		j.relocBO(SpaceShaderRecords, rec+uint32(ao[6]), scratch, BORead|BOWrite, 0)
 	}
 
 	for k, a := range attrs {
@@ -411,11 +412,12 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 }
 
 // writeUniforms appends one stage's uniform stream to the job and returns
-// its offset in the uniforms buffer.
-func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32) (uint32, error) {
+// its offset in the uniforms buffer. The stage's spill area starts at byte
+// scratchOff of scratch (nil when no stage spills).
+func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32, scratch *BO, scratchOff uint32) (uint32, error) {
 	start := uint32(len(j.unifs))
 	storage := c.storageSlot
-	for _, u := range b.Uniforms {
+	for i, u := range b.Uniforms {
 		at := uint32(len(j.unifs))
 		var v uint32
 		switch u.Kind {
@@ -431,8 +433,15 @@ func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32) (uin
 			j.relocs = append(j.relocs, Reloc{Space: SpaceUniforms, Offset: at, Target: TargetUniforms, Delta: d})
 		case UniformStorageAddress:
 			j.relocs = append(j.relocs, Reloc{Space: SpaceUniforms, Offset: at, Target: TargetUniforms, Delta: j.storageCopy})
+		case UniformScratchAddress:
+			if scratch == nil {
+				return 0, fmt.Errorf("tg: BUG: uniform stream entry %d asks for the scratch address, but no scratch was allocated", i)
+			}
+			j.relocBO(SpaceUniforms, at, scratch, BORead|BOWrite, scratchOff)
+		case UniformStreamAddress:
+			j.relocs = append(j.relocs, Reloc{Space: SpaceUniforms, Offset: at, Target: TargetUniforms, Delta: start})
 		default:
-			return 0, fmt.Errorf("tg: unknown uniform kind %d", u.Kind)
+			return 0, fmt.Errorf("tg: uniform stream entry %d has kind %v, which the driver cannot write", i, u.Kind)
 		}
 		j.unifs = binary.LittleEndian.AppendUint32(j.unifs, v)
 	}

@@ -75,7 +75,11 @@ func (w *fakeWinsys) GetParam(p KernelParam) (uint64, error) {
 // fakeCompiler links every program to one variant that reads attribute
 // location 0 and four storage slots per stage, plus a texture on the
 // storage slot 4 when the fragment source says "tex".
-type fakeCompiler struct{ variants int }
+type fakeCompiler struct {
+	variants int
+	// edit, when set, changes each variant before it is returned.
+	edit func(*Variant)
+}
 
 type fakeShader struct {
 	stage pipe.ShaderStage
@@ -108,13 +112,17 @@ func (p *fakeProgram) Variant(key VariantKey) (*Variant, error) {
 	if p.tex {
 		fs = append(fs, UniformEntry{Kind: UniformTexture, Index: 4})
 	}
-	return &Variant{
+	v := &Variant{
 		VS:         &Binary{Code: []uint64{1, 2, 3}, Uniforms: u},
 		CS:         &Binary{Code: []uint64{4, 5}, Uniforms: u[:1]},
 		FS:         &Binary{Code: []uint64{6}, Uniforms: fs},
 		Attributes: []int{0},
 		FSThreaded: true,
-	}, nil
+	}
+	if p.c.edit != nil {
+		p.c.edit(v)
+	}
+	return v, nil
 }
 
 func (c *fakeCompiler) Compile(stage pipe.ShaderStage, src string) pipe.CompiledShader {
@@ -144,9 +152,15 @@ type rig struct {
 
 func newRig(t *testing.T, fsSrc string) *rig {
 	t.Helper()
+	return newRigWith(t, fsSrc, nil)
+}
+
+// newRigWith is newRig with a compiler whose variants edit changes.
+func newRigWith(t *testing.T, fsSrc string, edit func(*Variant)) *rig {
+	t.Helper()
 	ws := newFakeWinsys()
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	s, err := NewScreen(ws, &fakeCompiler{}, ScreenOptions{Now: clock.now})
+	s, err := NewScreen(ws, &fakeCompiler{edit: edit}, ScreenOptions{Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}

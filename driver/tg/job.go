@@ -52,6 +52,11 @@ type job struct {
 	upload    *BO
 	uploadOff uint32
 
+	// scratch is the spill memory of the job's shaders, shared by all its
+	// draws: within a job a hardware thread runs one shader at a time, and
+	// different threads own disjoint parts (docs/hardware.md §7.4).
+	scratch *BO
+
 	colorBO, zsBO *BO // the surfaces' BOs when the job started
 
 	// storageCopy is the offset in unifs of the last copy of the uniform
@@ -196,6 +201,22 @@ func (j *job) uploadData(bos *boCache, data []byte) (*BO, uint32, error) {
 	copy(j.upload.Map[off:], data)
 	j.uploadOff += n
 	return j.upload, off, nil
+}
+
+// scratchBO returns a spill BO of at least size bytes referenced (written)
+// by the job, reusing the job's current one when it is large enough.
+func (j *job) scratchBO(bos *boCache, size uint32) (*BO, error) {
+	if j.scratch != nil && j.scratch.Size >= size {
+		return j.scratch, nil
+	}
+	bo, err := bos.alloc(size, "scratch")
+	if err != nil {
+		return nil, err
+	}
+	j.boRef(bo, BORead|BOWrite)
+	bo.Release() // the job's reference keeps it
+	j.scratch = bo
+	return bo, nil
 }
 
 // Job size limits: the kernel accepts 16 MiB per submission buffer, 2^20

@@ -17,11 +17,24 @@ type program struct {
 
 // compiledVariant is a variant whose code has been uploaded.
 type compiledVariant struct {
-	v                     *Variant
-	code                  *BO
-	vsOff, csOff, fsOff   uint32
-	scratchBytesPerThread uint32
-	vertexOutputWords     uint8
+	v                   *Variant
+	code                *BO
+	vsOff, csOff, fsOff uint32
+	vertexOutputWords   uint8
+
+	// Spill memory. Each stage addresses its scratch as base +
+	// QPU_NUMBER·(its own ScratchBytesPerThread), so stages with different
+	// per-thread sizes cannot share one base: thread q's vertex area would
+	// overlap thread q+1's fragment area while both run. Each spilling
+	// stage therefore gets its own region of the job's scratch BO, numQPUs
+	// threads long, at byte offset vsScratch/csScratch/fsScratch (the
+	// fragment shader's first, so that with one spilling stage its base is
+	// the shader record's ScratchAddress). The record's
+	// ScratchBytesPerThread is the sum over the stages, so the range the
+	// kernel checks (that times NUM_QPUS) is exactly the regions' union.
+	scratchBytesPerThread           uint32
+	scratchBytes                    uint32 // size of the scratch BO the variant needs
+	vsScratch, csScratch, fsScratch uint32
 }
 
 func (cv *compiledVariant) release() {
@@ -92,6 +105,18 @@ func (c *Context) variant(p *program, key VariantKey) (*compiledVariant, error) 
 	if v.VS == nil || v.CS == nil || v.FS == nil {
 		return nil, fmt.Errorf("tg: shader variant lacks a stage")
 	}
+	for _, st := range []struct {
+		name string
+		b    *Binary
+	}{{"vertex", v.VS}, {"coordinate", v.CS}, {"fragment", v.FS}} {
+		if err := st.b.checkUniforms(st.name); err != nil {
+			return nil, err
+		}
+	}
+	cv, err := c.scratchLayout(v)
+	if err != nil {
+		return nil, err
+	}
 	// Code blobs are 8-byte instructions; each starts 64-byte aligned.
 	align := func(n uint32) uint32 { return (n + 63) &^ 63 }
 	vsOff := uint32(0)
@@ -114,11 +139,42 @@ func (c *Context) variant(p *program, key VariantKey) (*compiledVariant, error) 
 	if v.WritesPointSize {
 		words++
 	}
-	cv := &compiledVariant{
-		v: v, code: bo, vsOff: vsOff, csOff: csOff, fsOff: fsOff,
-		scratchBytesPerThread: max(v.VS.ScratchBytesPerThread, v.CS.ScratchBytesPerThread, v.FS.ScratchBytesPerThread),
-		vertexOutputWords:     uint8(words),
+	cv.v, cv.code = v, bo
+	cv.vsOff, cv.csOff, cv.fsOff = vsOff, csOff, fsOff
+	cv.vertexOutputWords = uint8(words)
+	p.variants[key] = &cv
+	return &cv, nil
+}
+
+// maxScratchBytes bounds a variant's scratch BO; a shader needing more has
+// gone badly wrong (the compiler spills in 64-byte slots).
+const maxScratchBytes = 256 << 20
+
+// scratchLayout places each spilling stage's scratch region (see
+// compiledVariant) and returns a compiledVariant with only the scratch
+// fields set.
+func (c *Context) scratchLayout(v *Variant) (compiledVariant, error) {
+	var cv compiledVariant
+	qpus := uint64(c.screen.numQPUs)
+	var off, perThread uint64
+	for _, st := range []struct {
+		b   *Binary
+		dst *uint32
+	}{{v.FS, &cv.fsScratch}, {v.VS, &cv.vsScratch}, {v.CS, &cv.csScratch}} {
+		n := uint64(st.b.ScratchBytesPerThread)
+		if n == 0 {
+			continue
+		}
+		if n%4 != 0 {
+			return cv, fmt.Errorf("tg: scratch of %d bytes per thread is not word aligned", n)
+		}
+		*st.dst = uint32(off)
+		off += n * qpus
+		perThread += n
+		if off > maxScratchBytes {
+			return cv, fmt.Errorf("tg: shaders need %d bytes of scratch for %d threads, more than %d", off, qpus, maxScratchBytes)
+		}
 	}
-	p.variants[key] = cv
+	cv.scratchBytesPerThread, cv.scratchBytes = uint32(perThread), uint32(off)
 	return cv, nil
 }

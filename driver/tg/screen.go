@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/pipe"
 )
 
-// Limits of the TG hardware as the driver exposes them.
+// Limits of the TG hardware as the driver exposes them. The shader limits
+// are the compiler's (compiler/glsl's gl_Max* constants, which Link
+// enforces and shaders read), so that GL queries and shaders agree; the
+// texture unit table serves every stage, so its size is the combined count.
 const (
 	maxTextureSize  = 4096 // u16 descriptor fields allow more; 4096² RGBA8 is 64 MiB, plenty for ES 2.0 use
-	maxTextureUnits = 16
-	maxAttributes   = 16 // VPM input words 4k..4k+3 with a u8 VPMOffset
+	maxTextureUnits = glsl.MaxCombinedTextureImageUnits
 	maxFBSize       = 4096
-	maxUniformVecs  = 256
-	maxVaryingVecs  = 8
 )
 
 // ScreenOptions configure a Screen.
@@ -63,15 +64,21 @@ func (s *Screen) GetParam(p pipe.Param) int {
 	case pipe.ParamMaxTextureSize:
 		return maxTextureSize
 	case pipe.ParamMaxTextureUnits:
-		return maxTextureUnits
+		return glsl.MaxTextureImageUnits
+	case pipe.ParamMaxVertexTextureUnits:
+		return glsl.MaxVertexTextureImageUnits
+	case pipe.ParamMaxCombinedTextureUnits:
+		return glsl.MaxCombinedTextureImageUnits
 	case pipe.ParamMaxVertexAttribs:
-		return maxAttributes
+		return glsl.MaxVertexAttribs
 	case pipe.ParamMaxViewportSize, pipe.ParamMaxRenderbufferSize:
 		return maxFBSize
-	case pipe.ParamMaxUniformVectors:
-		return maxUniformVecs
+	case pipe.ParamMaxVertexUniformVectors:
+		return glsl.MaxVertexUniformVectors
+	case pipe.ParamMaxFragmentUniformVectors:
+		return glsl.MaxFragmentUniformVectors
 	case pipe.ParamMaxVaryingVectors:
-		return maxVaryingVecs
+		return glsl.MaxVaryingVectors
 	case pipe.ParamNumCores:
 		return s.numCores
 	case pipe.ParamQPUInstructions:

@@ -1,6 +1,10 @@
 package tg
 
-import "github.com/tilegpu/tilegpu/pipe"
+import (
+	"fmt"
+
+	"github.com/tilegpu/tilegpu/pipe"
+)
 
 // ShaderCompiler is the compiler interface the driver needs. Implementations
 // must be safe for concurrent use.
@@ -42,7 +46,38 @@ const (
 	UniformConstant                          // Value
 	UniformTexture                           // VA of the descriptor of the texture bound to unit storage[Index]
 	UniformStorageAddress                    // VA of a copy of the whole uniform storage block
+	// UniformScratchAddress is the VA of the stage's spill area
+	// (docs/hardware.md §7.4): the shader adds QPU_NUMBER times its own
+	// Binary.ScratchBytesPerThread to it.
+	UniformScratchAddress
+	// UniformStreamAddress is the VA of word 0 of this very stream, for
+	// shaders that rewind UNIFORMS_ADDRESS (uniforms read inside a loop).
+	UniformStreamAddress
 )
+
+var uniformKindNames = [...]string{"storage", "constant", "texture", "storage address", "scratch address", "stream address"}
+
+func (k UniformKind) String() string {
+	if int(k) < len(uniformKindNames) {
+		return uniformKindNames[k]
+	}
+	return fmt.Sprintf("UniformKind(%d)", uint8(k))
+}
+
+// checkUniforms reports the first entry of b's stream whose kind the
+// driver cannot write, so a variant fails when it is compiled rather than
+// producing a stream the shader would misread.
+func (b *Binary) checkUniforms(stage string) error {
+	for i, u := range b.Uniforms {
+		if u.Kind > UniformStreamAddress {
+			return fmt.Errorf("tg: %s shader uniform stream entry %d has kind %v, which the driver cannot write", stage, i, u.Kind)
+		}
+		if u.Kind == UniformScratchAddress && b.ScratchBytesPerThread == 0 {
+			return fmt.Errorf("tg: %s shader uniform stream entry %d asks for the scratch address, but the shader declares no scratch", stage, i)
+		}
+	}
+	return nil
+}
 
 // UniformEntry describes one word of a uniform stream.
 type UniformEntry struct {

@@ -11,14 +11,17 @@
 //     resource → writer-job map, so reading a resource first flushes the job
 //     that writes it (vc4's write_jobs); a job with nothing to do is dropped;
 //   - draw_vbo: binning control-list records, shader and attribute records,
-//     uniform streams written from the compiler's uniform descriptions,
-//     texture descriptors, relocations for every address;
+//     uniform streams written from the compiler's uniform descriptions
+//     (storage words, constants, texture-descriptor, storage-copy, scratch
+//     and stream addresses), per-job scratch (spill) memory, texture
+//     descriptors, relocations for every address;
 //   - flush: one SUBMIT_CL per job with an out-fence.
 //
 // The driver talks to the kernel through Winsys and to the shader compiler
 // through ShaderCompiler (the "winsys" split of Mesa drivers), so it can be
 // tested against fakes; package driver/tg/platform adapts both to the real
-// kernel and compiler packages.
+// kernel and compiler packages. The only compiler package it imports is
+// compiler/glsl, for the gl_Max* shader limits it reports as screen params.
 //
 // Concurrency: a Screen is safe for concurrent use; a Context is used by one
 // goroutine at a time.

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/le"
 )
 
 // Test is a parsed .shader_test file.
@@ -384,7 +385,7 @@ func (r *runner) drawRect(x, y, w, h float32) {
 	tex := []float32{0, 0, 1, 0, 0, 1, 1, 1}
 	b := ctx.CreateBuffer()
 	ctx.BindBuffer(gl.ARRAY_BUFFER, b)
-	data := append(f32bytes(verts), f32bytes(tex)...)
+	data := append(le.Float32s(verts), le.Float32s(tex)...)
 	ctx.BufferData(gl.ARRAY_BUFFER, data, gl.STREAM_DRAW)
 	ctx.EnableVertexAttribArray(gl.Attrib{Value: 0})
 	ctx.VertexAttribPointer(gl.Attrib{Value: 0}, 4, gl.FLOAT, false, 0, 0)
@@ -430,7 +431,7 @@ func (r *runner) drawArrays(c Command, f []string) {
 	}
 	b := ctx.CreateBuffer()
 	ctx.BindBuffer(gl.ARRAY_BUFFER, b)
-	ctx.BufferData(gl.ARRAY_BUFFER, f32bytes(data), gl.STREAM_DRAW)
+	ctx.BufferData(gl.ARRAY_BUFFER, le.Float32s(data), gl.STREAM_DRAW)
 	var enabled []gl.Attrib
 	off := 0
 	for _, a := range vd.Attribs {
@@ -551,13 +552,4 @@ func floats(s []string) ([]float32, error) {
 		v[i] = float32(f)
 	}
 	return v, nil
-}
-
-func f32bytes(f []float32) []byte {
-	b := make([]byte, 4*len(f))
-	for i, v := range f {
-		u := math.Float32bits(v)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return b
 }

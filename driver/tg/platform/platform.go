@@ -190,16 +190,27 @@ func (p *program) Variant(tg.VariantKey) (*tg.Variant, error) {
 	if err != nil {
 		return nil, err
 	}
+	var stages [3]*tg.Binary
+	for i, st := range []struct {
+		name string
+		b    *compiler.Binary
+	}{{"vertex", v.VS}, {"coordinate", v.CS}, {"fragment", v.FS}} {
+		if stages[i], err = binary(st.name, st.b); err != nil {
+			return nil, err
+		}
+	}
 	return &tg.Variant{
-		VS: binary(v.VS), CS: binary(v.CS), FS: binary(v.FS),
+		VS: stages[0], CS: stages[1], FS: stages[2],
 		Attributes: v.Attributes, NumVaryings: v.NumVaryings, WritesPointSize: v.WritesPointSize,
 		FSDiscardsOrWritesZ: v.FSDiscardsOrWritesZ, FSThreaded: v.FSThreaded,
 	}, nil
 }
 
-func binary(b *compiler.Binary) *tg.Binary {
+// binary converts one stage's code. A uniform kind the driver does not
+// know is an error naming it, never a word the shader would misread.
+func binary(stage string, b *compiler.Binary) (*tg.Binary, error) {
 	if b == nil {
-		return nil
+		return nil, nil
 	}
 	out := &tg.Binary{Code: b.Code, ScratchBytesPerThread: b.ScratchBytesPerThread, Uniforms: make([]tg.UniformEntry, len(b.Uniforms))}
 	for i, u := range b.Uniforms {
@@ -213,10 +224,14 @@ func binary(b *compiler.Binary) *tg.Binary {
 			k = tg.UniformTexture
 		case compiler.UniformStorageAddress:
 			k = tg.UniformStorageAddress
+		case compiler.UniformScratchAddress:
+			k = tg.UniformScratchAddress
+		case compiler.UniformStreamAddress:
+			k = tg.UniformStreamAddress
 		default:
-			k = tg.UniformKind(0xff) // rejected by the driver with an error naming it
+			return nil, fmt.Errorf("platform: %s shader uniform stream entry %d has kind %v (%d), which the driver does not know", stage, i, u.Kind, uint8(u.Kind))
 		}
 		out.Uniforms[i] = tg.UniformEntry{Kind: k, Index: u.Index, Value: u.Value}
 	}
-	return out
+	return out, nil
 }

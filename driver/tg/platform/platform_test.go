@@ -2,8 +2,11 @@ package platform
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/compiler"
 	"github.com/tilegpu/tilegpu/driver/tg"
 	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/kernel"
@@ -101,5 +104,71 @@ void main() { gl_Position = u_m * a_pos + vec4(u_v[1], 0.0); }`)
 	}
 	if lp := c.Link(bad, fs, nil); lp.OK() {
 		t.Error("linking a failed shader succeeded")
+	}
+}
+
+// TestUniformKindsConverted checks that every uniform kind the compiler
+// emits reaches the driver as the matching kind, and that a kind the
+// driver does not know is an error naming it and the stage.
+func TestUniformKindsConverted(t *testing.T) {
+	entries := []compiler.UniformEntry{
+		{Kind: compiler.UniformStorage, Index: 3}, {Kind: compiler.UniformConstant, Value: 0x3f800000},
+		{Kind: compiler.UniformTexture, Index: 1}, {Kind: compiler.UniformStorageAddress},
+		{Kind: compiler.UniformScratchAddress}, {Kind: compiler.UniformStreamAddress},
+	}
+	want := []tg.UniformEntry{
+		{Kind: tg.UniformStorage, Index: 3}, {Kind: tg.UniformConstant, Value: 0x3f800000},
+		{Kind: tg.UniformTexture, Index: 1}, {Kind: tg.UniformStorageAddress},
+		{Kind: tg.UniformScratchAddress}, {Kind: tg.UniformStreamAddress},
+	}
+	b, err := binary("fragment", &compiler.Binary{Code: []uint64{1}, Uniforms: entries, ScratchBytesPerThread: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ScratchBytesPerThread != 64 || len(b.Uniforms) != len(want) {
+		t.Fatalf("converted %+v", b)
+	}
+	for i := range want {
+		if b.Uniforms[i] != want[i] {
+			t.Errorf("entry %d = %+v, want %+v", i, b.Uniforms[i], want[i])
+		}
+	}
+	unknown := compiler.UniformStreamAddress + 1
+	_, err = binary("vertex", &compiler.Binary{Uniforms: []compiler.UniformEntry{entries[0], {Kind: unknown}}})
+	if err == nil || !strings.Contains(err.Error(), "vertex shader uniform stream entry 1 has kind") {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// TestSpillingShaderVariant links a shader that spills through the
+// adapter: its stream carries a scratch address and its binary a
+// per-thread scratch size, which the driver must honour.
+func TestSpillingShaderVariant(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("precision highp float;\nuniform vec4 u[24];\nvoid main() {\n")
+	for i := range 96 {
+		fmt.Fprintf(&src, "\tfloat a%d = mod(gl_FragCoord.x * %d.0 + u[%d].%c, 128.0);\n", i, i%13+1, i/4, "xyzw"[i%4])
+	}
+	src.WriteString("\tfloat s = 0.0;\n")
+	for i := range 48 {
+		fmt.Fprintf(&src, "\ts += a%d * a%d;\n", i, 95-i)
+	}
+	src.WriteString("\tgl_FragColor = vec4(s);\n}\n")
+	var c Compiler
+	lp := c.Link(c.Compile(pipe.StageVertex, "attribute vec4 p; void main() { gl_Position = p; }"),
+		c.Compile(pipe.StageFragment, src.String()), nil)
+	if !lp.OK() {
+		t.Fatalf("link: %s", lp.Log())
+	}
+	v, err := lp.Variant(tg.VariantKey{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := false
+	for _, u := range v.FS.Uniforms {
+		scratch = scratch || u.Kind == tg.UniformScratchAddress
+	}
+	if v.FS.ScratchBytesPerThread == 0 || !scratch {
+		t.Errorf("fragment shader: %d scratch bytes per thread, scratch-address entry %v; want both", v.FS.ScratchBytesPerThread, scratch)
 	}
 }
