@@ -114,7 +114,7 @@ func TestGLSL(t *testing.T) {
 		{name: "dump all", files: []string{"a.frag", goodFrag}, flags: []string{"-dump=all"},
 			want: []string{"after copyprop ===", "after constfold ===", "after unroll ===", "after lower_io ===", "after dce3 ==="}},
 		{name: "dump unknown pass", files: []string{"a.frag", goodFrag}, flags: []string{"-dump=nosuch"}, exit: -1,
-			wantErr: `unknown pass "nosuch" (valid: all, copyprop, constfold`},
+			wantErr: `unknown pass "nosuch" (valid: all, inline, copyprop, constfold`},
 		{name: "S fragment", files: []string{"a.frag", goodFrag}, flags: []string{"-S"},
 			want: []string{"fragment shader (two threads) ===", "tlb_", "stats: ", "instructions, ", "paired", "spills", "accumulator values"}},
 		{name: "S vertex has coordinate shader", files: []string{"a.vert", simpleVert}, flags: []string{"-S"},

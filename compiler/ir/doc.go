@@ -23,6 +23,21 @@
 // of the function. This is the execution model of the hardware (per-lane
 // masks, branches only to skip work no lane needs) made explicit.
 //
+// # Calls (before inlining)
+//
+// FromAST lowers each user function once, as a callee Func in the entry
+// point's Funcs (one per binding of its sampler parameters). A callee has
+// Params (OpParam values) and Results; arguments pass by value-result, so
+// out/inout parameters, the globals it writes and the discard flag come
+// back as extra results, and a callee has no effects of its own. Its early
+// returns are flags and guarded regions inside it, like main's. A call is
+// an OpCall (no value of its own; Args are the parameters' values) followed
+// by one OpCallResult per result it reads. Interpret executes calls, so
+// the IR can be run before and after the first pass, "inline" (Inline),
+// which splices every callee body into its callers. Verify(f, FormAny)
+// checks the calls, callees and the absence of recursion;
+// Verify(f, FormInlined) that no call is left. The backend never sees one.
+//
 // # Scalar form (what the backend receives)
 //
 // After Lower (the full pipeline: Passes in order), a Func satisfies

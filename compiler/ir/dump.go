@@ -20,15 +20,49 @@ import (
 //	  %30:i32 = phi %2, %35
 //	  ...
 //	} while %36
+//
+// Before inlining, the functions the entry point calls come first, callees
+// before callers, with their parameters and results:
+//
+//	func fragment @shade(float) (%1:f32 %2:f32) {
+//	  ...
+//	  return %9, %2
+//	}
+//	...
+//	%40 = call @shade(float), %38, %39
+//	%41:f32 = call_result 0, %40
 func Dump(f *Func) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "func %s %s {\n", f.Stage, f.Name)
-	for _, v := range f.Vars {
-		fmt.Fprintf(&b, "  var %s %s[%d]\n", v.Kind, v.Name, v.Components)
+	for _, c := range f.Funcs {
+		dumpFunc(&b, c, true)
+		b.WriteByte('\n')
 	}
-	dumpNodes(&b, f.Body, "  ")
-	b.WriteString("}\n")
+	dumpFunc(&b, f, false)
 	return b.String()
+}
+
+func dumpFunc(b *strings.Builder, f *Func, callee bool) {
+	if !callee {
+		fmt.Fprintf(b, "func %s %s {\n", f.Stage, f.Name)
+	} else {
+		params := make([]string, len(f.Params))
+		for i, p := range f.Params {
+			params[i] = fmt.Sprintf("%s:%s", ref(p), p.Type)
+		}
+		fmt.Fprintf(b, "func %s @%s (%s) {\n", f.Stage, f.Name, strings.Join(params, " "))
+	}
+	for _, v := range f.Vars {
+		fmt.Fprintf(b, "  var %s %s[%d]\n", v.Kind, v.Name, v.Components)
+	}
+	dumpNodes(b, f.Body, "  ")
+	if callee {
+		res := make([]string, len(f.Results))
+		for i, r := range f.Results {
+			res[i] = ref(r)
+		}
+		fmt.Fprintf(b, "  return %s\n", strings.Join(res, ", "))
+	}
+	b.WriteString("}\n")
 }
 
 func dumpNodes(b *strings.Builder, nodes []Node, ind string) {
@@ -72,6 +106,9 @@ func (v *Instr) String() string {
 	var b strings.Builder
 	if v.Type.Width > 0 {
 		fmt.Fprintf(&b, "%%%d:%s = ", v.ID, v.Type)
+	} else if v.Op == OpCall {
+		// Its results name it.
+		fmt.Fprintf(&b, "%%%d = ", v.ID)
 	}
 	b.WriteString(v.Op.String())
 	var ops []string
@@ -80,8 +117,14 @@ func (v *Instr) String() string {
 		for i := 0; i < int(v.Type.Width); i++ {
 			ops = append(ops, constString(v.Type.Base, v.Const[i]))
 		}
-	case OpExtract, OpLoadVarying, OpStoreOutput:
+	case OpExtract, OpLoadVarying, OpStoreOutput, OpCallResult, OpParam:
 		ops = append(ops, fmt.Sprint(v.Index))
+	case OpCall:
+		name := "<nil>"
+		if v.Callee != nil {
+			name = v.Callee.Name
+		}
+		ops = append(ops, "@"+name)
 	case OpFragCoord:
 		ops = append(ops, string("xyzw"[v.Index&3]))
 	case OpPointCoord:

@@ -6,7 +6,8 @@ import "math"
 // patterns of its operands. It defines the arithmetic of the IR, which is the
 // hardware's (hardware.md §7.2): FTOI saturates and maps NaN to 0, shifts
 // use the low 5 bits, RCP/RSQ are correctly rounded, EXP2/LOG2 follow Go's
-// math package on float32 inputs. ok is false for ops it does not handle.
+// math package on float32 inputs, FMIN/FMAX are IEEE 754-2008
+// minNum/maxNum (FMin, FMax). ok is false for ops it does not handle.
 func evalScalar(op Op, a, b, c uint32) (r uint32, ok bool) {
 	fa, fb := math.Float32frombits(a), math.Float32frombits(b)
 	f := func(x float32) (uint32, bool) { return math.Float32bits(x), true }
@@ -20,15 +21,9 @@ func evalScalar(op Op, a, b, c uint32) (r uint32, ok bool) {
 	case OpFMul:
 		return f(fa * fb)
 	case OpFMin:
-		if fa < fb || fb != fb {
-			return f(fa)
-		}
-		return f(fb)
+		return f(FMin(fa, fb))
 	case OpFMax:
-		if fa > fb || fb != fb {
-			return f(fa)
-		}
-		return f(fb)
+		return f(FMax(fa, fb))
 	case OpFAbs:
 		return a &^ 0x80000000, true
 	case OpFNeg:
@@ -110,6 +105,40 @@ func evalScalar(op Op, a, b, c uint32) (r uint32, ok bool) {
 		return c, true
 	}
 	return 0, false
+}
+
+// FMin is the hardware's FMIN, IEEE 754-2008 minNum (hardware.md §7.2):
+// when exactly one operand is NaN the result is the other operand, and −0
+// orders below +0 (min(+0, −0) = min(−0, +0) = −0).
+func FMin(a, b float32) float32 {
+	switch {
+	case a < b:
+		return a
+	case b < a:
+		return b
+	case a != a:
+		return b
+	case b != b:
+		return a
+	}
+	// Equal: identical bits, or +0 and −0, where −0 (sign bit set) wins.
+	return math.Float32frombits(math.Float32bits(a) | math.Float32bits(b))
+}
+
+// FMax is the hardware's FMAX, IEEE 754-2008 maxNum: a single NaN operand
+// yields the other operand, and +0 orders above −0.
+func FMax(a, b float32) float32 {
+	switch {
+	case a > b:
+		return a
+	case b > a:
+		return b
+	case a != a:
+		return b
+	case b != b:
+		return a
+	}
+	return math.Float32frombits(math.Float32bits(a) & math.Float32bits(b))
 }
 
 // FToI is the hardware's float → int conversion: truncation, saturating at

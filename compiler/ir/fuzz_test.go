@@ -32,11 +32,13 @@ func FuzzPipeline(f *testing.F) {
 			t.Fatalf("lowering produced invalid IR: %v\n%s", err, Dump(pre))
 		}
 		dynamic := false
-		pre.Walk(func(in *Instr) {
-			if in.Op == OpLoadVar && len(in.Args) > 0 {
-				dynamic = true
-			}
-		})
+		for _, fn := range append([]*Func{pre}, pre.Funcs...) { // main and its callees
+			fn.Walk(func(in *Instr) {
+				if in.Op == OpLoadVar && len(in.Args) > 0 {
+					dynamic = true
+				}
+			})
+		}
 		post, _ := FromAST(tu)
 		lay := SequentialLayout(post)
 		if err := Run(post, Options{Verify: true, Layout: lay}); err != nil {

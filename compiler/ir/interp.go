@@ -65,11 +65,16 @@ func (r *Result) VarF(name string, lane, slot int) float32 {
 // masks, exactly as the hardware model does: both sides of an If execute
 // under complementary masks, a Loop repeats while any lane is active. It is
 // the reference the backend and the passes are tested against.
+//
+// It executes calls (before the "inline" pass) as calls: the callee runs
+// in its own value space under the caller's mask, its parameters holding
+// the arguments, and the OpCallResults read its results. Comparing a run
+// before inlining with one after it checks the inliner.
 func Interpret(f *Func, env *Env) (*Result, error) {
 	if env.Lanes <= 0 || env.Lanes > 64 {
 		return nil, fmt.Errorf("ir: interpret: %d lanes (want 1..64)", env.Lanes)
 	}
-	it := &interp{f: f, env: env, vals: make([][]uint32, f.NumIDs()),
+	it := &interp{f: f, stage: f.Stage, env: env, vals: make([][]uint32, f.NumIDs()),
 		res: &Result{Outputs: make([][]uint32, env.Lanes), Discarded: make([]bool, env.Lanes), Vars: map[string][][]uint32{}}}
 	it.maxIter = env.MaxIterations
 	if it.maxIter <= 0 {
@@ -87,10 +92,13 @@ func Interpret(f *Func, env *Env) (*Result, error) {
 
 type interp struct {
 	f       *Func
+	stage   Stage // of the entry point (f may be a callee)
 	env     *Env
 	vals    [][]uint32 // by ID: [comp*lanes + lane]
 	res     *Result
 	maxIter int
+	depth   int                // call nesting
+	results map[int][][]uint32 // by OpCall ID: the callee's results, as vals
 }
 
 var errBadProgram = errors.New("ir: interpret")
@@ -233,7 +241,7 @@ func (it *interp) instr(in *Instr, mask uint64) error {
 	case in.Op == OpFDdx || in.Op == OpFDdy:
 		for c := 0; c < W; c++ {
 			for l := 0; l < L; l++ {
-				if L < 4 || it.f.Stage != Fragment {
+				if L < 4 || it.stage != Fragment {
 					dst[c*L+l] = 0
 					continue
 				}
@@ -260,6 +268,14 @@ func (it *interp) instr(in *Instr, mask uint64) error {
 				dst[c*L+l], _ = evalScalar(in.Op, ops[0], ops[1], ops[2])
 			}
 		}
+	case in.Op == OpCall:
+		return it.call(in, mask)
+	case in.Op == OpCallResult:
+		r := it.results[in.Args[0].ID]
+		if in.Index >= len(r) || len(r[in.Index]) != len(dst) {
+			return fmt.Errorf("%w: %s reads a result its call did not produce", errBadProgram, in)
+		}
+		copy(dst, r[in.Index])
 	case in.Op == OpLoadUniform:
 		var v uint32
 		switch in.Uniform.Kind {
@@ -420,4 +436,39 @@ func (it *interp) varValue(name string, lane, slot int) uint32 {
 		return 0
 	}
 	return rows[lane][slot]
+}
+
+// call runs the callee of in under mask in a value space of its own.
+func (it *interp) call(in *Instr, mask uint64) error {
+	c := in.Callee
+	if c == nil || len(in.Args) != len(c.Params) {
+		return fmt.Errorf("%w: %s: bad call", errBadProgram, in)
+	}
+	if it.depth >= maxInlineDepth {
+		return fmt.Errorf("%w: %s: calls nested more than %d deep", errBadProgram, in, maxInlineDepth)
+	}
+	sub := &interp{f: c, stage: it.stage, env: it.env, vals: make([][]uint32, c.NumIDs()), res: it.res,
+		maxIter: it.maxIter, depth: it.depth + 1}
+	for i, p := range c.Params {
+		if p.ID <= 0 || p.ID >= len(sub.vals) {
+			return fmt.Errorf("%w: @%s: parameter %s out of range", errBadProgram, c.Name, p)
+		}
+		sub.vals[p.ID] = append([]uint32(nil), it.vals[in.Args[i].ID]...)
+	}
+	if err := sub.nodes(c.Body, mask); err != nil {
+		return err
+	}
+	out := make([][]uint32, len(c.Results))
+	for k, r := range c.Results {
+		v := sub.vals[r.ID]
+		if len(v) != int(r.Type.Width)*it.env.Lanes {
+			return fmt.Errorf("%w: @%s: result %d (%%%d) is never computed", errBadProgram, c.Name, k, r.ID)
+		}
+		out[k] = append([]uint32(nil), v...)
+	}
+	if it.results == nil {
+		it.results = map[int][][]uint32{}
+	}
+	it.results[in.ID] = out
+	return nil
 }

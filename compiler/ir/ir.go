@@ -304,6 +304,11 @@ const (
 	OpLoadVar  // Var slot Index (+ Args[0] as a dynamic slot offset, if present); vector loads take Width consecutive slots
 	OpStoreVar // Var slot Index := Args[0] (Width consecutive slots)
 
+	// Before inlining only (the "inline" pass removes them).
+	OpCall       // call Callee with Args (one per Callee.Params); defines no value itself
+	OpCallResult // result Index of the OpCall Args[0] (type Callee.Results[Index].Type)
+	OpParam      // parameter Index of a callee; lives in Func.Params, never in a block
+
 	numOps
 )
 
@@ -321,6 +326,7 @@ var opNames = [numOps]string{
 	OpStoreOutput: "store_output", OpFragCoord: "frag_coord", OpFrontFacing: "front_facing",
 	OpPointCoord: "point_coord", OpTexture: "texture", OpLoadStorage: "load_storage", OpDiscardIf: "discard_if",
 	OpLoadVar: "load_var", OpStoreVar: "store_var",
+	OpCall: "call", OpCallResult: "call_result", OpParam: "param",
 }
 
 func (o Op) String() string {
@@ -353,6 +359,7 @@ var opInfos = [numOps]opInfo{
 	OpStoreOutput: {1, false}, OpFragCoord: {0, true}, OpFrontFacing: {0, true}, OpPointCoord: {0, true},
 	OpTexture: {-1, true}, OpLoadStorage: {1, true}, OpDiscardIf: {1, false},
 	OpLoadVar: {-1, true}, OpStoreVar: {1, false},
+	OpCall: {-1, false}, OpCallResult: {1, true}, OpParam: {0, true},
 }
 
 // NumArgs returns the fixed argument count of o, or -1 if it varies.
@@ -365,7 +372,8 @@ func (o Op) IsPure() bool { return opInfos[o].pure }
 
 // IsBackend reports whether o may appear in scalar form (see package doc).
 func (o Op) IsBackend() bool {
-	return o != OpInvalid && o < numOps && o != OpVec && o != OpLoadVar && o != OpStoreVar
+	return o != OpInvalid && o < numOps && o != OpVec && o != OpLoadVar && o != OpStoreVar &&
+		o != OpCall && o != OpCallResult && o != OpParam
 }
 
 // Instr is an instruction and the SSA value it defines.
@@ -382,6 +390,7 @@ type Instr struct {
 	Uniform UniformEntry // OpLoadUniform
 	Tex     TexKind      // OpTexture
 	Lod     LodMode      // OpTexture
+	Callee  *Func        // OpCall
 }
 
 // IsConst reports whether v is an OpConst.
@@ -390,12 +399,23 @@ func (v *Instr) IsConst() bool { return v != nil && v.Op == OpConst }
 // ConstF returns component i of a float constant.
 func (v *Instr) ConstF(i int) float32 { return math.Float32frombits(v.Const[i]) }
 
-// Func is one shader entry point.
+// Func is one shader entry point or, before inlining, one function it calls.
 type Func struct {
 	Name  string
 	Stage Stage
 	Body  []Node
-	Vars  []*Var // interface variables (before I/O lowering)
+	Vars  []*Var // interface variables (before I/O lowering); on the entry point only
+
+	// Funcs are the functions the entry point's OpCalls (and theirs) name,
+	// callees before callers; the "inline" pass empties the list. Only the
+	// entry point has Funcs.
+	Funcs []*Func
+	// Params and Results make a Func a callee. Params are OpParam values,
+	// Params[i].Index == i, visible throughout Body and placed in no block.
+	// Results are values visible at the end of Body's top level (defined
+	// there, or parameters); OpCallResult k of a call is Results[k].
+	Params  []*Instr
+	Results []*Instr
 
 	nextID int
 }

@@ -2,15 +2,18 @@ package ir
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 )
 
 // FromAST lowers a checked GLSL ES translation unit to IR (before Passes):
-// user functions are inlined at their calls, built-in functions expanded
-// into IR ops, locals kept in SSA form with phis at If merges and loop
-// headers, break/continue/return/discard turned into flags that guard the
-// code after them. Interface variables become Vars accessed with
+// main becomes the returned Func and every user function it calls one
+// callee in its Funcs, called with OpCall (see lower_call.go; the "inline"
+// pass splices them in); built-in functions are expanded into IR ops,
+// locals kept in SSA form with phis at If merges and loop headers,
+// break/continue/return/discard turned into flags that guard the code
+// after them. Interface variables become Vars accessed with
 // OpLoadVar/OpStoreVar; outputs are stored once, at the end of main.
 func FromAST(tu *glsl.TranslationUnit) (f *Func, err error) {
 	if tu == nil || tu.Main == nil || tu.Main.Body == nil {
@@ -20,7 +23,9 @@ func FromAST(tu *glsl.TranslationUnit) (f *Func, err error) {
 	if tu.Stage == glsl.Fragment {
 		stage = Fragment
 	}
-	l := &lowerer{tu: tu, f: NewFunc("main", stage), vars: map[*glsl.Variable]*Var{}, env: env{}}
+	l := &lowerer{tu: tu, f: NewFunc("main", stage), vars: map[*glsl.Variable]*Var{}, env: env{}, seq: map[any]int{},
+		callees: map[calleeKey]*callee{}, states: map[*glsl.Function]*fnState{}}
+	l.main = l.f
 	l.b = NewBuilder(l.f)
 	defer func() {
 		if r := recover(); r != nil {
@@ -32,7 +37,31 @@ func FromAST(tu *glsl.TranslationUnit) (f *Func, err error) {
 		}
 	}()
 	l.lowerMain()
-	return l.f, nil
+	if n := inlinedSize(l.main, map[*Func]int{}); n > MaxLoweredInstrs {
+		l.fail("shader too large after inlining (over %d instructions)", MaxLoweredInstrs)
+	}
+	return l.main, nil
+}
+
+// inlinedSize estimates the instructions f has once its calls are inlined
+// (saturating just above MaxLoweredInstrs), so that a call tree that
+// doubles at every level is a compile error, as it was when lowering
+// inlined, rather than a failure of the "inline" pass at link time.
+func inlinedSize(f *Func, memo map[*Func]int) int {
+	if n, ok := memo[f]; ok {
+		return n
+	}
+	memo[f] = MaxLoweredInstrs + 1 // a cycle (never lowered) counts as too large
+	n := 0
+	walkNodes(f.Body, func(in *Instr) {
+		n++
+		if in.Op == OpCall && in.Callee != nil {
+			n += inlinedSize(in.Callee, memo)
+		}
+		n = min(n, MaxLoweredInstrs+1)
+	})
+	memo[f] = n
+	return n
 }
 
 type lowerError struct{ err error }
@@ -85,14 +114,41 @@ type loopCtx struct {
 
 type lowerer struct {
 	tu     *glsl.TranslationUnit
-	f      *Func
+	main   *Func // the entry point (Vars and Funcs live here)
+	f      *Func // the function being lowered: main or a callee
 	b      *Builder
 	vars   map[*glsl.Variable]*Var
 	env    env
 	fn     *fnCtx
 	killed *flag // discard state, nil if the shader never discards
-	depth  int   // inlining depth, to stop runaway expansion
-	jumps  int   // return and discard statements lowered so far
+	jumps  int   // return and discard statements lowered so far (in l.f)
+	// callees are the user functions lowered so far; states what each
+	// touches beyond its parameters (lower_call.go).
+	callees map[calleeKey]*callee
+	states  map[*glsl.Function]*fnState
+	// seq numbers env keys in the order they were first bound, so that
+	// walks over an env (phis of loops and ifs) are in a deterministic
+	// order: Go's map order is random, and the compiled code must be the
+	// same bits for the same source.
+	seq map[any]int
+}
+
+// set binds k to v in the current env.
+func (l *lowerer) set(k any, v value) {
+	if _, ok := l.seq[k]; !ok {
+		l.seq[k] = len(l.seq)
+	}
+	l.env[k] = v
+}
+
+// keys returns e's keys in the order they were first bound.
+func (l *lowerer) keys(e env) []any {
+	ks := make([]any, 0, len(e))
+	for k := range e {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return l.seq[ks[i]] < l.seq[ks[j]] })
+	return ks
 }
 
 // jump says whether lowering a statement may have set a jump flag.
@@ -109,7 +165,13 @@ func (l *lowerer) lowerMain() {
 	// Outputs start as zero so that every path defines them.
 	outs := l.outputs()
 	for _, v := range outs {
-		l.env[v] = l.zero(v.Type)
+		l.set(v, l.zero(v.Type))
+	}
+	// Before the global initialisers: they may call a function that
+	// discards.
+	if l.f.Stage == Fragment && hasDiscard(tu) {
+		l.killed = &flag{"discard"}
+		l.set(l.killed, l.boolConst(false))
 	}
 	// Global initialisers, in declaration order.
 	for _, d := range tu.Decls {
@@ -124,12 +186,8 @@ func (l *lowerer) lowerMain() {
 			l.declare(vd)
 		}
 	}
-	if l.f.Stage == Fragment && hasDiscard(tu) {
-		l.killed = &flag{"discard"}
-		l.env[l.killed] = l.boolConst(false)
-	}
 	l.fn = &fnCtx{ret: &flag{"return"}}
-	l.env[l.fn.ret] = l.boolConst(false)
+	l.set(l.fn.ret, l.boolConst(false))
 	l.block(tu.Main.Body.Stmts)
 	for _, v := range outs {
 		iv := l.varFor(v)
@@ -215,7 +273,7 @@ func (l *lowerer) varFor(v *glsl.Variable) *Var {
 		iv.Kind = VarVarying
 	}
 	l.vars[v] = iv
-	l.f.Vars = append(l.f.Vars, iv)
+	l.main.Vars = append(l.main.Vars, iv)
 	return iv
 }
 
@@ -412,7 +470,8 @@ func (l *lowerer) ifThen(cond *Instr, then, els func() jump) jump {
 	elseEnv := l.env
 	l.b.SetList(saved)
 	l.env = pre.clone()
-	for k, pv := range pre {
+	for _, k := range l.keys(pre) {
+		pv := pre[k]
 		tv, ev := thenEnv[k], elseEnv[k]
 		merged := make(value, len(pv))
 		changed := false
@@ -434,7 +493,7 @@ func (l *lowerer) ifThen(cond *Instr, then, els func() jump) jump {
 			changed = true
 		}
 		if changed {
-			l.env[k] = merged
+			l.set(k, merged)
 		}
 	}
 	switch {
@@ -453,11 +512,11 @@ func (l *lowerer) declare(vd *glsl.VarDecl) {
 	}
 	switch {
 	case vd.Init != nil:
-		l.env[v] = l.expr(vd.Init)
+		l.set(v, l.expr(vd.Init))
 	case v.Value != nil:
-		l.env[v] = l.constValue(v.Type, v.Value)
+		l.set(v, l.constValue(v.Type, v.Value))
 	default:
-		l.env[v] = l.zero(v.Type)
+		l.set(v, l.zero(v.Type))
 	}
 }
 
@@ -512,23 +571,23 @@ func (l *lowerer) stmt(s glsl.Stmt) jump {
 		}
 		lc := l.fn.loops[len(l.fn.loops)-1]
 		if s.Continue {
-			l.env[lc.cont] = l.boolConst(true)
+			l.set(lc.cont, l.boolConst(true))
 		} else {
-			l.env[lc.brk] = l.boolConst(true)
+			l.set(lc.brk, l.boolConst(true))
 		}
 		return jumpAlways
 	case *glsl.ReturnStmt:
 		if s.X != nil && l.fn.retVal != nil {
-			l.env[l.fn.retVal] = l.expr(s.X)
+			l.set(l.fn.retVal, l.expr(s.X))
 		}
-		l.env[l.fn.ret] = l.boolConst(true)
+		l.set(l.fn.ret, l.boolConst(true))
 		l.jumps++
 		return jumpAlways
 	case *glsl.DiscardStmt:
 		if l.f.Stage != Fragment {
 			l.fail("line %d: discard in a vertex shader", s.Line)
 		}
-		l.env[l.killed] = l.boolConst(true)
+		l.set(l.killed, l.boolConst(true))
 		l.jumps++
 		return jumpAlways
 	default:
@@ -545,7 +604,7 @@ func (l *lowerer) loop(cond func() *Instr, body func() jump, post func(), condAf
 		l.fail("shader too large (over %d instructions)", MaxLoweredInstrs)
 	}
 	lc := &loopCtx{brk: &flag{"break"}, cont: &flag{"continue"}}
-	l.env[lc.brk] = l.boolConst(false)
+	l.set(lc.brk, l.boolConst(false))
 	jumpsBefore := l.jumps
 	n := l.b.Loop()
 	type carried struct {
@@ -553,7 +612,8 @@ func (l *lowerer) loop(cond func() *Instr, body func() jump, post func(), condAf
 		phis []*Instr
 	}
 	var cs []carried
-	for k, v := range l.env {
+	for _, k := range l.keys(l.env) {
+		v := l.env[k]
 		c := carried{key: k}
 		nv := make(value, len(v))
 		for i, lf := range v {
@@ -566,16 +626,16 @@ func (l *lowerer) loop(cond func() *Instr, body func() jump, post func(), condAf
 			c.phis = append(c.phis, p)
 			nv[i] = leaf{x: p}
 		}
-		l.env[k] = nv
+		l.set(k, nv)
 		cs = append(cs, c)
 	}
 	saved := l.b.SetList(&n.Body)
 	l.fn.loops = append(l.fn.loops, lc)
-	l.env[lc.cont] = l.boolConst(false)
+	l.set(lc.cont, l.boolConst(false))
 	if !condAfter && cond != nil {
 		c := cond()
 		l.ifThen(l.b.Emit(OpBNot, Bool, c), func() jump {
-			l.env[lc.brk] = l.boolConst(true)
+			l.set(lc.brk, l.boolConst(true))
 			return jumpAlways
 		}, nil)
 		stop := l.anyFlag([]*flag{lc.brk})
@@ -597,7 +657,7 @@ func (l *lowerer) loop(cond func() *Instr, body func() jump, post func(), condAf
 			if condAfter && cond != nil {
 				c := cond()
 				l.ifThen(l.b.Emit(OpBNot, Bool, c), func() jump {
-					l.env[lc.brk] = l.boolConst(true)
+					l.set(lc.brk, l.boolConst(true))
 					return jumpAlways
 				}, nil)
 			}
@@ -627,7 +687,7 @@ func (l *lowerer) loop(cond func() *Instr, body func() jump, post func(), condAf
 			nv[i] = leaf{x: c.phis[k]}
 			k++
 		}
-		l.env[c.key] = nv
+		l.set(c.key, nv)
 	}
 	// Only loop-carried variables are in scope after the loop.
 	after := env{}

@@ -97,7 +97,7 @@ func (l *lowerer) expr(e glsl.Expr) value {
 		return l.construct(e)
 	case *glsl.Call:
 		if e.Func != nil {
-			return l.inline(e)
+			return l.call(e)
 		}
 		return l.builtin(e)
 	}
@@ -134,7 +134,7 @@ func (l *lowerer) ident(v *glsl.Variable) value {
 	}
 	// A global without initialiser read before any write, or an output.
 	val := l.zero(v.Type)
-	l.env[v] = val
+	l.set(v, val)
 	return val
 }
 
@@ -407,7 +407,7 @@ func (l *lowerer) load(lv lvalue) value {
 
 func (l *lowerer) storeLV(lv lvalue, nv value) {
 	cur := l.ident(lv.root)
-	l.env[lv.root] = l.updateSteps(cur, lv.root.Type, lv.steps, nv)
+	l.set(lv.root, l.updateSteps(cur, lv.root.Type, lv.steps, nv))
 }
 
 func (l *lowerer) assign(e *glsl.Assign) value {
@@ -537,9 +537,9 @@ func (l *lowerer) condValue(c *Instr, then, els glsl.Expr, t *glsl.Type) value {
 		return out
 	}
 	key := &flag{"?:"}
-	l.env[key] = l.zero(t)
-	l.ifThen(c, func() jump { l.env[key] = l.expr(then); return jumpNone },
-		func() jump { l.env[key] = l.expr(els); return jumpNone })
+	l.set(key, l.zero(t))
+	l.ifThen(c, func() jump { l.set(key, l.expr(then)); return jumpNone },
+		func() jump { l.set(key, l.expr(els)); return jumpNone })
 	v := l.env[key]
 	delete(l.env, key)
 	return v
@@ -831,78 +831,4 @@ func (l *lowerer) construct(e *glsl.Construct) value {
 	}
 	l.fail("line %d: cannot construct %s", e.Pos(), t)
 	return nil
-}
-
-// ---- user functions: inlined ------------------------------------------------
-
-// maxInlineDepth bounds call nesting; GLSL ES forbids recursion, so only a
-// checker bug can reach it.
-const maxInlineDepth = 64
-
-// MaxLoweredInstrs bounds the IR a shader may lower to. Inlining is
-// exponential in the worst case (each function calling the next twice);
-// real shaders lower to a few thousand instructions.
-const MaxLoweredInstrs = 1 << 18
-
-func (l *lowerer) inline(call *glsl.Call) value {
-	fn := call.Func
-	if fn.Body == nil {
-		l.fail("line %d: function %s is declared but not defined", call.Pos(), fn.Name)
-	}
-	if l.f.nextID > MaxLoweredInstrs {
-		l.fail("line %d: shader too large after inlining (over %d instructions)", call.Pos(), MaxLoweredInstrs)
-	}
-	if l.depth >= maxInlineDepth {
-		l.fail("line %d: calls nested too deeply (recursion?)", call.Pos())
-	}
-	// Arguments in order: in values, and l-values for out/inout.
-	type outArg struct {
-		param *glsl.Variable
-		lv    lvalue
-	}
-	var outs []outArg
-	bind := make([]value, len(fn.Params))
-	for i, p := range fn.Params {
-		a := call.Args[i]
-		switch p.Storage {
-		case glsl.StorageOut:
-			outs = append(outs, outArg{p, l.lvalue(a)})
-			bind[i] = l.zero(p.Type)
-		case glsl.StorageInOut:
-			lv := l.lvalue(a)
-			outs = append(outs, outArg{p, lv})
-			bind[i] = l.load(lv)
-		default:
-			bind[i] = l.expr(a)
-		}
-	}
-	for i, p := range fn.Params {
-		l.env[p] = bind[i]
-	}
-	callerFn := l.fn
-	ctx := &fnCtx{ret: &flag{"return " + fn.Name}}
-	l.env[ctx.ret] = l.boolConst(false)
-	if fn.Return != nil && fn.Return.Kind != glsl.Void {
-		ctx.retVal = &flag{"value of " + fn.Name}
-		ctx.retTy = fn.Return
-		l.env[ctx.retVal] = l.zero(fn.Return)
-	}
-	l.fn = ctx
-	l.depth++
-	l.block(fn.Body.Stmts)
-	l.depth--
-	l.fn = callerFn
-	var result value
-	if ctx.retVal != nil {
-		result = l.env[ctx.retVal]
-		delete(l.env, ctx.retVal)
-	}
-	delete(l.env, ctx.ret)
-	for _, o := range outs {
-		l.storeLV(o.lv, l.env[o.param])
-	}
-	for _, p := range fn.Params {
-		delete(l.env, p)
-	}
-	return result
 }

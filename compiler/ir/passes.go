@@ -16,8 +16,9 @@ type Options struct {
 	// UnrollLimit is the most instructions a fully unrolled loop may have;
 	// 0 means DefaultUnrollLimit.
 	UnrollLimit int
-	// Verify runs Verify after every pass (FormScalar after "scalarize"
-	// and "lower_io" have both run), failing on the first violation.
+	// Verify runs Verify after every pass (FormInlined after "inline",
+	// FormScalar after "scalarize" and "lower_io" have both run), failing
+	// on the first violation.
 	Verify bool
 	// After, if set, is called after every pass (for -dump=PASS).
 	After func(pass string, f *Func)
@@ -48,6 +49,8 @@ type IOLayout struct {
 
 // Passes is the pipeline from FromAST's output to scalar form, in order:
 //
+//   - inline: every call becomes a copy of its callee's body (Inline), so
+//     the passes after it see one function.
 //   - copyprop, constfold, dce: clean up what lowering left (phis of loop
 //     variables a loop never changes, folded constant expressions).
 //   - unroll: loops with a constant trip bound become straight code
@@ -59,11 +62,8 @@ type IOLayout struct {
 //   - copyprop2, constfold3, cse, dce2: the scalar clean-up.
 //   - constfold4, copyprop3, dce3: small branch-free Ifs, now that DCE
 //     has emptied them, become selects.
-//
-// Inlining is not a pass: FromAST inlines every call as it lowers it (GLSL
-// ES has no recursion), which is what lets out/inout parameters and
-// early returns become plain SSA values and flags.
 var Passes = []Pass{
+	{"inline", func(f *Func, _ *Options) error { return Inline(f) }},
 	{"copyprop", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
 	{"constfold", func(f *Func, _ *Options) error { ConstFold(f); return nil }},
 	{"dce", func(f *Func, _ *Options) error { DCE(f); return nil }},
@@ -96,7 +96,7 @@ func Run(f *Func, opts Options) error {
 			return fmt.Errorf("before passes: %w", err)
 		}
 	}
-	scalar, io := false, false
+	scalar, io, inlined := false, false, false
 	for _, p := range Passes {
 		if err := p.Run(f, &opts); err != nil {
 			return fmt.Errorf("pass %s: %w", p.Name, err)
@@ -107,10 +107,16 @@ func Run(f *Func, opts Options) error {
 		if p.Name == "lower_io" {
 			io = true
 		}
+		if p.Name == "inline" {
+			inlined = true
+		}
 		if opts.Verify {
 			form := FormAny
-			if scalar && io {
+			switch {
+			case scalar && io && inlined:
 				form = FormScalar
+			case inlined:
+				form = FormInlined
 			}
 			if err := Verify(f, form); err != nil {
 				return fmt.Errorf("after pass %s: %w", p.Name, err)

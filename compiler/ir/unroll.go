@@ -258,8 +258,10 @@ func unrollLoop(f *Func, l *Loop, limit int) ([]Node, bool) {
 			m[p] = entry[p]
 		}
 		if active == nil {
-			for p, v := range it.phis {
-				if k > 0 {
+			// In phi order, not map order: constants are numbered as
+			// they are made, and the output must be deterministic.
+			for _, p := range l.Phis {
+				if v, ok := it.phis[p]; ok && k > 0 {
 					m[p] = b.Const(p.Type, v.bits[:p.Type.Width]...)
 				}
 			}
@@ -275,8 +277,10 @@ func unrollLoop(f *Func, l *Loop, limit int) ([]Node, bool) {
 		}
 		n := b.If(active)
 		saved := b.SetList(&n.Then)
-		for p, v := range it.phis {
-			m[p] = b.Const(p.Type, v.bits[:p.Type.Width]...)
+		for _, p := range l.Phis {
+			if v, ok := it.phis[p]; ok {
+				m[p] = b.Const(p.Type, v.bits[:p.Type.Width]...)
+			}
 		}
 		*b.list = append(*b.list, cloneNodes(f, l.Body, m)...)
 		b.SetList(saved)

@@ -6,27 +6,119 @@ import (
 )
 
 // Form names the invariants Verify checks beyond SSA well-formedness.
+// Forms are ordered: each adds to the invariants of the ones before it.
 type Form uint8
 
 // Forms.
 const (
-	FormAny    Form = iota // any well-formed IR (vectors, Vars allowed)
-	FormScalar             // what the backend receives; see the package doc
+	FormAny     Form = iota // any well-formed IR (vectors, Vars, calls allowed)
+	FormInlined             // FormAny without calls: what the "inline" pass leaves
+	FormScalar              // what the backend receives; see the package doc
 )
 
 // Verify checks the invariants of f and returns an error listing every
 // violation found (nil if none). It never modifies f.
+//
+// Before inlining (FormAny) it also checks f.Funcs, the callees: each is
+// well-formed on its own, with parameters OpParam 0..n-1 and results
+// visible at the end of its body; it has no effects (outputs, variables
+// and discard reach the caller as results); every OpCall names a function
+// of f.Funcs with arguments of its parameter types; every OpCallResult
+// reads an OpCall's result of the right type; and no function calls
+// itself, directly or not. From FormInlined on, no calls, parameters or
+// callees may remain.
 func Verify(f *Func, form Form) error {
-	v := &verifier{f: f, form: form, visible: map[*Instr]bool{}, placed: map[*Instr]bool{}, ids: map[int]*Instr{},
-		outputs: map[int]bool{}}
-	v.list(f.Body, 0)
-	if len(v.errs) == 0 {
+	known := map[*Func]bool{}
+	for _, c := range f.Funcs {
+		known[c] = true
+	}
+	errs := verifyFunc(f, form, known, false)
+	if len(f.Params) > 0 || len(f.Results) > 0 {
+		errs = append(errs, "entry point has parameters or results")
+	}
+	if form >= FormInlined && len(f.Funcs) > 0 {
+		errs = append(errs, fmt.Sprintf("%d functions left after inlining", len(f.Funcs)))
+	}
+	if form == FormAny {
+		for _, c := range f.Funcs {
+			if c == nil {
+				errs = append(errs, "nil function")
+				continue
+			}
+			for _, e := range verifyFunc(c, FormAny, known, true) {
+				errs = append(errs, "@"+c.Name+": "+e)
+			}
+		}
+		errs = append(errs, callCycles(f)...)
+	}
+	if len(errs) == 0 {
 		return nil
 	}
-	if len(v.errs) > 20 {
-		v.errs = append(v.errs[:20], fmt.Sprintf("... and %d more", len(v.errs)-20))
+	if len(errs) > 20 {
+		errs = append(errs[:20], fmt.Sprintf("... and %d more", len(errs)-20))
 	}
-	return fmt.Errorf("ir: %s: invalid IR:\n  %s", f.Name, strings.Join(v.errs, "\n  "))
+	return fmt.Errorf("ir: %s: invalid IR:\n  %s", f.Name, strings.Join(errs, "\n  "))
+}
+
+func verifyFunc(f *Func, form Form, known map[*Func]bool, callee bool) []string {
+	v := &verifier{f: f, form: form, visible: map[*Instr]bool{}, placed: map[*Instr]bool{}, ids: map[int]*Instr{},
+		outputs: map[int]bool{}, funcs: known, callee: callee}
+	if callee {
+		if len(f.Funcs) > 0 {
+			v.errorf("a callee has functions of its own")
+		}
+		for i, p := range f.Params {
+			switch {
+			case p == nil:
+				v.errorf("parameter %d is nil", i)
+				continue
+			case p.Op != OpParam || p.Index != i:
+				v.errorf("parameter %d is %s, want param %d", i, p, i)
+			case p.Type.Width == 0 || p.Type.Width > 4:
+				v.errorf("%s: parameter of width %d", p, p.Type.Width)
+			}
+			v.place(p)
+			v.visible[p] = true
+		}
+	}
+	v.list(f.Body, 0)
+	if callee {
+		for i, r := range f.Results {
+			v.use(fmt.Sprintf("result %d", i), r)
+		}
+	}
+	return v.errs
+}
+
+// callCycles reports functions that call themselves (GLSL ES forbids
+// recursion; inlining such a call would never end).
+func callCycles(f *Func) []string {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*Func]int{}
+	var errs []string
+	var visit func(fn *Func)
+	visit = func(fn *Func) {
+		state[fn] = active
+		walkNodes(fn.Body, func(in *Instr) {
+			c := in.Callee
+			if in.Op != OpCall || c == nil {
+				return
+			}
+			switch state[c] {
+			case active:
+				errs = append(errs, fmt.Sprintf("@%s calls @%s recursively", fn.Name, c.Name))
+			case unseen:
+				visit(c)
+			}
+		})
+		state[fn] = done
+	}
+	visit(f)
+	return errs
 }
 
 type verifier struct {
@@ -38,6 +130,8 @@ type verifier struct {
 	outputs map[int]bool
 	discard bool
 	errs    []string
+	funcs   map[*Func]bool // the callees an OpCall may name
+	callee  bool           // f is a callee: parameters, results, no effects
 }
 
 func (v *verifier) errorf(format string, args ...any) {
@@ -86,6 +180,13 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 					v.errorf("%s: phi inside a block", in)
 				}
 				for _, a := range in.Args {
+					if in.Op == OpCallResult && a != nil && a.Op == OpCall {
+						// A call defines no value of its own.
+						if !v.visible[a] {
+							v.errorf("%s: call %%%d is not defined before it in an enclosing scope", in, a.ID)
+						}
+						continue
+					}
 					v.use(in.String(), a)
 				}
 				v.instr(in, depth)
@@ -227,6 +328,15 @@ func (v *verifier) instr(in *Instr, depth int) {
 			v.errorf("%s: texture still names a variable", s)
 		}
 	}
+	switch in.Op {
+	case OpCall, OpCallResult, OpParam:
+		v.callInstr(in)
+		return
+	case OpStoreVar, OpStoreOutput, OpDiscardIf:
+		if v.callee {
+			v.errorf("%s: effect in a callee (it must be a result)", s)
+		}
+	}
 	t := in.Type
 	argsAre := func(want Type) {
 		for _, a := range in.Args {
@@ -332,5 +442,50 @@ func (v *verifier) instr(in *Instr, depth int) {
 	}
 	if (in.Op == OpStoreVar) && (in.Var == nil || in.Index+int(in.Args[0].Type.Width) > in.Var.Components) {
 		v.errorf("%s: bad variable slot", s)
+	}
+}
+
+// callInstr checks OpCall, OpCallResult and OpParam, which exist only
+// before inlining.
+func (v *verifier) callInstr(in *Instr) {
+	s := in.String()
+	if v.form >= FormInlined {
+		v.errorf("%s: %s left after inlining", s, in.Op)
+		return
+	}
+	switch in.Op {
+	case OpParam:
+		v.errorf("%s: parameter inside a block", s)
+	case OpCall:
+		c := in.Callee
+		if c == nil || !v.funcs[c] {
+			v.errorf("%s: callee is not one of the entry point's functions", s)
+			return
+		}
+		if in.Type.Width != 0 {
+			v.errorf("%s: a call has no value of its own (read its results)", s)
+		}
+		if len(in.Args) != len(c.Params) {
+			v.errorf("%s: %d args, @%s has %d parameters", s, len(in.Args), c.Name, len(c.Params))
+			return
+		}
+		for i, a := range in.Args {
+			if p := c.Params[i]; p != nil && a.Type != p.Type {
+				v.errorf("%s: arg %d (%%%d) is %s, parameter is %s", s, i, a.ID, a.Type, p.Type)
+			}
+		}
+	case OpCallResult:
+		call := in.Args[0]
+		if call.Op != OpCall || call.Callee == nil {
+			v.errorf("%s: reads a result of %%%d, which is not a call", s, call.ID)
+			return
+		}
+		res := call.Callee.Results
+		switch {
+		case in.Index < 0 || in.Index >= len(res):
+			v.errorf("%s: @%s has %d results", s, call.Callee.Name, len(res))
+		case res[in.Index] != nil && res[in.Index].Type != in.Type:
+			v.errorf("%s: result %d of @%s is %s", s, in.Index, call.Callee.Name, res[in.Index].Type)
+		}
 	}
 }
