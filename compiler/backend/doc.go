@@ -18,7 +18,12 @@
 //     reader so that they fit accumulators.
 //  2. RegAlloc: class-based graph colouring with spilling (below). The
 //     result is the same Program with every temp replaced by r0–r4, A or B,
-//     plus the moves that keep at most one A and one B read per instruction.
+//     plus the moves into r3 that make every instruction encodable on its
+//     own, checked with the encoder's own packing: one A and one B read,
+//     small immediates and B-only specials through raddr_b, A-only
+//     specials through raddr_a, a UNIFORM/VARYING/VPM read through either
+//     port (one word per instruction: an operand pair naming one stream
+//     twice is one word, read into r3 first).
 //  3. Schedule: per basic block list scheduling (critical-path priority)
 //     over the allocated code. It honours register, flag and stream
 //     dependencies, the SFU→r4 latency (result readable from the second
@@ -43,7 +48,18 @@
 // computed unconditionally: an inactive lane's temps are garbage nobody
 // reads. Real branches (b.allzc / b.anyzs on exec) skip a region no lane
 // executes and leave a loop once no lane runs another iteration, so loops
-// with per-lane trip counts iterate until the last lane finishes.
+// with per-lane trip counts iterate until the last lane finishes. An If
+// whose condition is a comparison used by nothing else, computed right
+// before it, sets exec from the comparison's flags (no 0/1 value); at top
+// level, where every lane is active, Then is skipped by a branch on those
+// flags (b.allnc after fsub.setf for a < b), and Else's mask is derived
+// from Then's (exec ^ 1, or'ed with the enclosing mask when nested).
+//
+// Two-thread fragment shaders switch threads (THRSW) after every texture
+// request. The switch of the last fetch is LAST_THRSW when every run
+// executes it exactly once and no switch follows: it is outside loops and
+// not in a region a branch may skip. With a fetch in a loop no switch is
+// marked last, since none is statically the last one executed.
 //
 // # Uniform stream
 //
@@ -75,7 +91,11 @@
 // (restricted to where some definition reaches, so a conditionally written
 // temp does not look live from the program start) over the linear block
 // order, extended over whole loops for loop-carried values. Two temps
-// interfere when their intervals overlap.
+// interfere when their intervals overlap. The phi of an If counts as
+// defined where the If starts and by its Else-side write (conditional on
+// the Else lanes: the other lanes ran Then, which defined it before in
+// the linear order, or are inactive), so it is not live around an
+// enclosing loop through the paths that skip Then or Else.
 //
 // Colouring is Runeson & Nyström's class-based scheme as in Mesa's
 // register_allocate.c: a node of class C is trivially colourable when
@@ -93,10 +113,15 @@
 // move into r3.
 //
 // When select cannot colour a node, the spill candidate is the spillable
-// temp with the lowest cost/degree among that node and its neighbours
-// (only they free a register there), where cost is Σ 10^loopdepth over its
-// defs and uses; select goes on, so one round spills everything the
-// colouring needs, then liveness and colouring run again. Temps created by
+// temp with the lowest cost/degree among that node and its coloured
+// neighbours (only they free a register there), where cost is
+// Σ 10^loopdepth over its defs and uses, and not chosen yet this round:
+// every failing node needs a register of its own. A chosen neighbour
+// gives its register to the failing node, so the rest of the round sees
+// the pressure the next round will, and one round spills what the
+// colouring needs (the difftest reproducer with ~140 values live at once
+// for 35 registers converges in 3 rounds); then liveness and colouring
+// run again. Temps created by
 // spilling (and the scratch base) are never chosen; they are coloured
 // first. A spilled temp is stored
 // after each def (TMU_STORE_DATA, then TMU_STORE_ADDR with the def's

@@ -174,16 +174,12 @@ func run(t *testing.T, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Bina
 	return b, bin
 }
 
-// sameBits compares results bit for bit, except that any NaN equals any
-// NaN and −0 equals +0: hw/qpu orders −0 below +0 in fmin/fmax while
-// ir.Interpret returns the second operand when they compare equal (both
-// are valid GLSL; reported to both owners).
+// sameBits compares results bit for bit (the sign of zero included: the
+// interpreter's fmin/fmax order −0 below +0 as the hardware does), except
+// that any NaN equals any NaN.
 func sameBits(a, b uint32) bool {
 	fa, fb := math.Float32frombits(a), math.Float32frombits(b)
 	if fa != fa && fb != fb {
-		return true
-	}
-	if fa == 0 && fb == 0 {
 		return true
 	}
 	return a == b

@@ -241,9 +241,12 @@ func pack(b *Bundle) (isa.Instr, bool) {
 		sigs++
 	}
 	if b.Sig != nil {
-		if b.Sig.Op == OpLdTMU {
+		switch {
+		case b.Sig.Op == OpLdTMU:
 			ins.Sig = isa.SigLDTMU
-		} else {
+		case b.Sig.lastThrsw:
+			ins.Sig = isa.SigLastTHRSW
+		default:
 			ins.Sig = isa.SigTHRSW
 		}
 		sigs++

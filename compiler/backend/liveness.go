@@ -46,6 +46,10 @@ func computeIntervals(p *Program) *intervals {
 	for bi, b := range p.Blocks {
 		use[bi], kill[bi], gen[bi] = newBitset(n), newBitset(n), newBitset(n)
 		ip0[bi] = len(iv.insts)
+		for _, t := range b.defAtEntry {
+			gen[bi].set(t)
+			kill[bi].set(t)
+		}
 		for _, in := range b.Insts {
 			ip := len(iv.insts)
 			iv.insts = append(iv.insts, in)
@@ -60,7 +64,7 @@ func computeIntervals(p *Program) *intervals {
 			}
 			if in.Dst.IsTemp() {
 				gen[bi].set(in.Dst.Index)
-				if in.writesAll() {
+				if in.writesAll() || in.mergeKill {
 					kill[bi].set(in.Dst.Index)
 				}
 				iv.touch(in.Dst.Index, ip)

@@ -204,6 +204,18 @@ type Inst struct {
 	// (a spilled def: its store has the same condition), so it kills the
 	// destination for liveness.
 	partialDead bool
+	// mergeKill: the Else-side write of an If-merge phi (conditional on
+	// the Else lanes). The lanes it leaves alone either ran Then, which
+	// defines the phi unconditionally whenever it runs, or are inactive
+	// (garbage nobody reads), so no value from before the If survives
+	// it: liveness treats it as a full definition. (The Then value it
+	// keeps is covered because intervals are hulls: Then's definition
+	// comes before this write in the linear order.) The scheduler still
+	// orders it after earlier writes of its destination.
+	mergeKill bool
+	// lastThrsw: an OpThrsw that is the last thread switch every run of
+	// the program executes (encoded as LAST_THRSW).
+	lastThrsw bool
 	// noSpill: created by the spiller; its temps are never spilled again.
 	noSpill bool
 	// scratchBytes: a load immediate of ScratchBytesPerThread, patched
@@ -263,7 +275,11 @@ func (in *Inst) String() string {
 		}
 	case OpBranch:
 		fmt.Fprintf(&sb, ".%v B%d", in.BrCond, in.Target.ID)
-	case OpLdTMU, OpThrsw, OpNop:
+	case OpThrsw:
+		if in.lastThrsw {
+			sb.WriteString(" (last)")
+		}
+	case OpLdTMU, OpNop:
 	default:
 		fmt.Fprintf(&sb, " %v, %v", in.Dst, in.Src[0])
 		if !in.Op.unary() {
@@ -282,6 +298,16 @@ type Block struct {
 	ID        int
 	Insts     []*Inst
 	LoopDepth int
+	// defAtEntry lists temps that liveness treats as defined (with a
+	// garbage value) at the start of the block: the phis of an If that
+	// starts here. Then and Else define such a phi, but either may be
+	// skipped by a branch when no lane runs it; on the path that skips
+	// both the phi looks read before any definition, and inside a loop
+	// it would look live around the whole loop (from the back edge). No
+	// lane reads that value (lanes that run neither side are inactive),
+	// so the definition here is the truth. It is not a use or def for
+	// the interval: the phi needs its register only where it is live.
+	defAtEntry []int
 }
 
 // Program is a function in QIR, the data every phase works on. Phases
@@ -303,6 +329,7 @@ type Program struct {
 	SpillSlots        int
 	Spills, Fills     int
 	AccumulatorValues int
+	AllocRounds       int // colourings RegAlloc ran (1: no spilling needed)
 	scratchBase       Reg // temp holding this lane's scratch address, once spilling started
 	unspillable       map[int]bool
 	colourFirst       map[int]bool // temps select must colour before others

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
@@ -243,6 +244,9 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	var spills []int
 	stuck := -1
 	for _, t := range selectOrder {
+		if chosen[t] {
+			continue // spilled by an earlier failure of this round
+		}
 		var used regSet
 		for _, b := range adj[t] {
 			if reg[b] >= 0 {
@@ -252,13 +256,31 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		avail := rc.set[class[t]]
 		r := pickReg(avail, used, t, iv, reg, partners, pref, &fileCount)
 		if r < 0 {
-			// Keep going: every node that fails proposes a spill, so one
-			// round spills all that this colouring needs.
-			if c := chooseSpill(cost, adj, noSpill, t, chosen); c >= 0 {
-				chosen[c] = true
-				spills = append(spills, c)
-			} else if c == -1 && stuck < 0 {
-				stuck = t
+			// Keep going: every node that fails proposes its own spill,
+			// so one round spills all that this colouring needs. A
+			// neighbour chosen for spilling gives up its register, which
+			// t may then take: the rest of the round sees the pressure
+			// the next round will see.
+			c := chooseSpill(cost, adj, noSpill, t, chosen, func(n int) bool { return reg[n] >= 0 && avail.has(reg[n]) })
+			if c < 0 {
+				if stuck < 0 {
+					stuck = t
+				}
+				continue
+			}
+			chosen[c] = true
+			spills = append(spills, c)
+			if c != t && reg[c] >= 0 {
+				reg[c] = -1
+				used = regSet{}
+				for _, b := range adj[t] {
+					if reg[b] >= 0 {
+						used.add(reg[b])
+					}
+				}
+				if r := pickReg(avail, used, t, iv, reg, partners, pref, &fileCount); r >= 0 {
+					reg[t] = r
+				}
 			}
 			continue
 		}
@@ -418,24 +440,26 @@ func operandPartners(insts []*Inst, n int) [][]int {
 	return out
 }
 
-// chooseSpill returns the spillable temp among failed and its neighbours
-// with the lowest cost per degree, -2 if one of them is already chosen, or
-// -1 if none can be spilled.
-func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen map[int]bool) int {
-	// Spill the failed node or one of its neighbours: only those free a
-	// register where colouring got stuck.
+// chooseSpill returns the temp to spill where failed found no register:
+// failed itself, or a neighbour already holding a register failed may
+// take (holds), whichever is spillable, not chosen yet and has the lowest
+// cost per degree; -1 if none. Only those free a register there, and
+// each failed node needs one register of its own.
+func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen map[int]bool, holds func(int) bool) int {
 	best, pick := 0.0, -1
-	for _, t := range append([]int{failed}, adj[failed]...) {
-		if noSpill[t] {
-			continue
-		}
-		if chosen[t] {
-			// A neighbour already spilled this round frees the register.
-			return -2
+	consider := func(t int) {
+		if noSpill[t] || chosen[t] {
+			return
 		}
 		score := cost[t] / float64(len(adj[t])+1)
 		if pick < 0 || score < best {
 			best, pick = score, t
+		}
+	}
+	consider(failed)
+	for _, t := range adj[failed] {
+		if holds(t) {
+			consider(t)
 		}
 	}
 	return pick
@@ -520,6 +544,7 @@ func RegAlloc(p *Program, opts Options) error {
 		iv := computeIntervals(p)
 		class := tempClasses(p, iv)
 		a := colour(p, iv, rc, class)
+		p.AllocRounds = round + 1
 		if a.ok {
 			rewritePhysical(p, a.reg)
 			break
@@ -593,74 +618,58 @@ func rewritePhysical(p *Program, reg []int) {
 	}
 }
 
-// readSlots classifies an operand's use of the read addresses.
-func readFile(r Reg) (a, b bool, either bool) {
-	switch r.File {
-	case FileA:
-		return true, false, false
-	case FileB, FileSmallImm:
-		return false, true, false
-	case FileSpecial:
-		si := specialInfo[r.Index]
-		if si.a && si.b {
-			return false, false, true
-		}
-		return si.a, si.b, false
+// encodesAlone reports whether in fits one instruction on its own, on
+// the add or the mul unit: the encoder's own test (pack), so that no
+// read-address constraint the allocator does not know about reaches
+// Encode.
+func encodesAlone(in *Inst) bool {
+	if !in.Op.IsALU() {
+		return true
 	}
-	return false, false, false
+	if in.Op.isAdd() || in.Op == OpMov {
+		if _, ok := pack(&Bundle{Add: in}); ok {
+			return true
+		}
+	}
+	if in.Op.isMul() || in.Op == OpMov {
+		if _, ok := pack(&Bundle{Mul: in}); ok {
+			return true
+		}
+	}
+	return false
 }
 
-// fits reports whether the distinct operands can be read in one
-// instruction (one raddr_a, one raddr_b).
-func fits(ops []Reg) bool {
-	var ra, rb Reg
-	var either []Reg
-	for _, r := range ops {
-		a, b, e := readFile(r)
-		switch {
-		case a:
-			if !ra.IsNone() && ra != r {
-				return false
-			}
-			ra = r
-		case b:
-			if !rb.IsNone() && rb != r {
-				return false
-			}
-			rb = r
-		case e:
-			either = append(either, r)
-		}
-	}
-	for _, r := range either {
-		switch {
-		case ra == r || rb == r:
-		case ra.IsNone():
-			ra = r
-		case rb.IsNone():
-			rb = r
-		default:
-			return false
-		}
-	}
-	return true
-}
+func isStreamRead(r Reg) bool { return r.File == FileSpecial && specialInfo[r.Index].stream }
 
+// fixupRaddrConflicts makes every instruction encodable on its own by
+// moving one operand into r3 first: two reads of one register file, a
+// small immediate with a B register or a B-only special, two A-only
+// specials, or one stream (UNIFORM, VARYING, VPM) read twice. The last
+// means one word read twice (QIR reads each stream word once per
+// instruction), so the word is read into r3 and used for both operands.
+// Otherwise the operand that is not a stream read moves, so the
+// instruction keeps its stream entry (Inst.Uniform).
 func fixupRaddrConflicts(p *Program) {
 	for _, b := range p.Blocks {
 		var out []*Inst
 		for _, in := range b.Insts {
-			if in.Op.IsALU() && !in.Op.unary() && !fits([]Reg{in.Src[0], in.Src[1]}) {
-				// Move the operand that is not a stream read (its
-				// instruction owns the stream entry).
-				k := 1
-				if in.Src[1].File == FileSpecial && specialInfo[in.Src[1].Index].stream {
-					k = 0
-				}
-				m := newInst(OpMov, Acc(fixupAcc), in.Src[k], Reg{})
+			if !encodesAlone(in) {
+				m := newInst(OpMov, Acc(fixupAcc), Reg{}, Reg{})
 				m.Group = in.Group
+				switch {
+				case in.Src[0] == in.Src[1] && isStreamRead(in.Src[0]):
+					m.Src[0] = in.Src[0]
+					m.Uniform, in.Uniform = in.Uniform, -1
+					in.Src[0], in.Src[1] = Acc(fixupAcc), Acc(fixupAcc)
+				default:
+					k := 1
+					if isStreamRead(in.Src[1]) {
+						k = 0
+					}
+					m.Src[0] = in.Src[k]
+					in.Src[k] = Acc(fixupAcc)
+				}
 				out = append(out, m)
-				in.Src[k] = Acc(fixupAcc)
 			}
 			out = append(out, in)
 		}
@@ -729,6 +738,7 @@ func spillTemp(p *Program, t int) {
 		*seq = append(*seq, li, in)
 	}
 	for _, b := range p.Blocks {
+		b.defAtEntry = slices.DeleteFunc(b.defAtEntry, func(x int) bool { return x == t })
 		var out []*Inst
 		insts := b.Insts
 		for i := 0; i < len(insts); i++ {

@@ -87,7 +87,7 @@ func TestPQValues(t *testing.T) {
 	}
 }
 
-func TestFits(t *testing.T) {
+func TestEncodesAlone(t *testing.T) {
 	si, _ := SmallImm(1)
 	si2, _ := SmallImm(2)
 	tests := []struct {
@@ -104,10 +104,15 @@ func TestFits(t *testing.T) {
 		{[]Reg{Spec(SpecFragX), RegA(3)}, false},
 		{[]Reg{Spec(SpecFragY), RegA(3)}, true},
 		{[]Reg{Acc(0), Acc(4)}, true},
+		{[]Reg{Spec(SpecUniform), Spec(SpecUniform)}, false}, // one word, read twice
+		{[]Reg{Spec(SpecUniform), Spec(SpecVarying)}, true},
+		{[]Reg{Spec(SpecElementNumber), Spec(SpecFragX)}, false},
+		{[]Reg{Spec(SpecQPUNumber), si}, false},
 	}
 	for _, tc := range tests {
-		if got := fits(tc.ops); got != tc.want {
-			t.Errorf("fits(%v) = %v, want %v", tc.ops, got, tc.want)
+		in := newInst(AddOp(isa.OpFADD), Acc(0), tc.ops[0], tc.ops[1])
+		if got := encodesAlone(in); got != tc.want {
+			t.Errorf("encodesAlone(%v) = %v, want %v", in, got, tc.want)
 		}
 	}
 }
@@ -133,7 +138,7 @@ func TestRegAllocFixesRaddrConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range p.Blocks[0].Insts {
-		if in.Op.IsALU() && !in.Op.unary() && !fits(in.Src[:]) {
+		if !encodesAlone(in) {
 			t.Fatalf("instruction still reads two registers of one file: %v", in)
 		}
 		for _, r := range append(in.Reads(), in.Dst) {
@@ -212,4 +217,60 @@ func TestRegAllocSpillsUnderLimit(t *testing.T) {
 		t.Fatal("no scratch address uniform")
 	}
 	_ = ir.Fragment
+}
+
+// TestIfPhiInLoopNotLiveAroundLoop: the phi of an If inside a loop is
+// written in Then (unconditionally) and in Else (conditionally, on the
+// Else lanes). The Else write must count as a definition for liveness:
+// otherwise, on the path where Then is skipped, the phi looks read (the
+// lanes the Else write leaves alone) before any definition, hence live
+// into the loop header and around the whole loop, and every such phi of
+// an unrolled loop holds a register for the whole outer loop.
+func TestIfPhiInLoopNotLiveAroundLoop(t *testing.T) {
+	x := newFB(ir.Fragment)
+	v0, v1 := x.varying(0), x.varying(1)
+	zero := x.b.ConstI(0)
+	l := x.b.Loop()
+	pi := x.b.Phi(ir.Int, zero, nil)
+	pa := x.b.Phi(ir.Float, v0, nil)
+	l.Phis = []*ir.Instr{pi, pa}
+	old := x.b.SetList(&l.Body)
+	c := x.op(ir.OpFLt, ir.Bool, pa, v1)
+	m := x.ifElse(c, func() *ir.Instr {
+		return x.op(ir.OpFMul, ir.Float, x.op(ir.OpFAdd, ir.Float, pa, v1), pa)
+	}, func() *ir.Instr { return x.op(ir.OpFSub, ir.Float, pa, x.b.ConstF(1)) })
+	na := x.op(ir.OpFAdd, ir.Float, m, x.b.ConstF(0.5))
+	ni := x.op(ir.OpIAdd, ir.Int, pi, x.b.ConstI(1))
+	l.Cond = x.op(ir.OpILt, ir.Bool, ni, x.b.ConstI(5))
+	pi.Args[1], pa.Args[1] = ni, na
+	x.b.SetList(old)
+	x.out(0, pa)
+	mustVerify(t, x.f)
+	p, err := Select(x.f, Options{Stage: ir.Fragment})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := computeIntervals(p)
+	// The phi is the destination of the Else side's conditional move; it
+	// must be dead by the loop's back edge (the last instruction of the
+	// last block of depth 1).
+	phi, backEdge, ip := -1, -1, 0
+	for _, b := range p.Blocks {
+		for _, in := range b.Insts {
+			if in.Op == OpMov && in.Cond == isa.CondZS && in.Dst.IsTemp() && b.LoopDepth == 1 && phi < 0 {
+				phi = in.Dst.Index
+			}
+			if b.LoopDepth == 1 {
+				backEdge = ip
+			}
+			ip++
+		}
+	}
+	if phi < 0 {
+		t.Fatalf("no Else-side phi write:\n%s", p)
+	}
+	if iv.End[phi] >= backEdge {
+		t.Errorf("If phi t%d live over [%d, %d), past the back edge at %d:\n%s", phi, iv.Start[phi], iv.End[phi], backEdge, p)
+	}
+	check(t, x.f, Options{Stage: ir.Fragment}, laneEnv(2))
 }

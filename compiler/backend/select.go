@@ -2,6 +2,7 @@ package backend
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
@@ -28,6 +29,10 @@ type selector struct {
 	// loopFused: comparisons used only as a Loop condition; evaluated as
 	// flags at the end of the iteration.
 	loopFused map[*ir.Instr]bool
+	// ifFused: comparisons used only as the condition of the If that
+	// follows them; evaluated as flags at the If, which set the
+	// execution mask directly.
+	ifFused map[*ir.Instr]bool
 
 	// Uniforms read where they are used (see planUniforms).
 	atUse       map[*ir.Instr]bool // read at the definition, not hoisted
@@ -36,7 +41,10 @@ type selector struct {
 	pendingU    int                // entry of a folded read not yet attached
 	streamBase  Reg                // UniformStreamAddress value when ResetUniforms
 	vpmNext     int                // next VPM output word the write pointer points at
-	err         error
+	// lastThrsw is the thread switch emitted last if every run executes
+	// it exactly once and no other after it, else nil.
+	lastThrsw *Inst
+	err       error
 }
 
 // Select lowers f (in ir.FormScalar) to QIR for the given options.
@@ -54,9 +62,13 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	s.uses, s.pre = countUses(f), map[*ir.Instr]Reg{}
 	s.fused = fusableCompares(f, s.uses)
 	s.loopFused = loopCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
+	s.ifFused = ifCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
 	s.planUniforms()
 	s.hoist()
 	s.nodes(f.Body)
+	if s.lastThrsw != nil {
+		s.lastThrsw.lastThrsw = true
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -157,6 +169,27 @@ func loopCondCompares(ns []ir.Node, uses map[*ir.Instr]int, out map[*ir.Instr]bo
 				out[c] = true
 			}
 			loopCondCompares(n.Body, uses, out)
+		}
+	}
+	return out
+}
+
+// ifCondCompares finds If conditions that are comparisons with no other
+// use, computed in the block right before the If (so evaluating them at
+// the If costs nothing more, even inside a loop).
+func ifCondCompares(ns []ir.Node, uses map[*ir.Instr]int, out map[*ir.Instr]bool) map[*ir.Instr]bool {
+	for i, n := range ns {
+		switch n := n.(type) {
+		case *ir.If:
+			if c := n.Cond; isCompare(c.Op) && uses[c] == 2 && i > 0 {
+				if b, ok := ns[i-1].(*ir.Block); ok && slices.Contains(b.Instrs, c) {
+					out[c] = true
+				}
+			}
+			ifCondCompares(n.Then, uses, out)
+			ifCondCompares(n.Else, uses, out)
+		case *ir.Loop:
+			ifCondCompares(n.Body, uses, out)
 		}
 	}
 	return out
@@ -524,9 +557,44 @@ func (s *selector) ensureExec() {
 	}
 }
 
+// allFail returns the branch condition "the comparison fails in every
+// lane" for the flags compareFlags set, if one condition expresses it.
+func allFail(conds []isa.Cond, negate bool) (isa.BranchCond, bool) {
+	if len(conds) != 1 {
+		return 0, false
+	}
+	c := conds[0]
+	if !negate {
+		c = complement(c)
+	}
+	all := map[isa.Cond]isa.BranchCond{
+		isa.CondZS: isa.BranchAllZS, isa.CondZC: isa.BranchAllZC,
+		isa.CondNS: isa.BranchAllNS, isa.CondNC: isa.BranchAllNC,
+		isa.CondCS: isa.BranchAllCS, isa.CondCC: isa.BranchAllCC,
+	}
+	b, ok := all[c]
+	return b, ok
+}
+
+// setByFlags emits dst = ifTrue where the comparison whose flags
+// compareFlags set holds, ifFalse elsewhere.
+func (s *selector) setByFlags(dst, ifTrue, ifFalse Reg, conds []isa.Cond, negate bool) {
+	if negate {
+		ifTrue, ifFalse = ifFalse, ifTrue
+	}
+	s.mov(dst, ifFalse)
+	for _, c := range conds {
+		s.mov(dst, ifTrue).Cond = c
+	}
+}
+
 func (s *selector) ifNode(n *ir.If) {
 	s.ensureExec()
-	c := s.val(n.Cond)
+	fused := s.ifFused[n.Cond]
+	var c Reg
+	if !fused {
+		c = s.val(n.Cond)
+	}
 	outer := s.masked
 	var saved Reg
 	if outer {
@@ -545,6 +613,7 @@ func (s *selector) ifNode(n *ir.If) {
 	}
 	for i, ph := range n.Phis {
 		phis[i] = s.p.NewTemp()
+		s.cur.defAtEntry = append(s.cur.defAtEntry, phis[i].Index)
 		// A value computed (unconditionally) in Then only for this phi
 		// is computed straight into the phi's temp: no copy.
 		a := ph.Args[0]
@@ -556,17 +625,37 @@ func (s *selector) ifNode(n *ir.If) {
 		}
 	}
 	// Then: exec = saved | (c ^ 1).
-	if outer {
+	var fusedConds []isa.Cond
+	var fusedNegate bool
+	switch {
+	case fused:
+		// The comparison's flags set the mask: saved (0 in the lanes
+		// active around the If) where it holds, 1 elsewhere.
+		fusedConds, fusedNegate = s.compareFlags(n.Cond.Op, s.val(n.Cond.Args[0]), s.val(n.Cond.Args[1]))
+		active := imm(0)
+		if outer {
+			active = saved
+		}
+		s.setByFlags(s.exec, active, imm(1), fusedConds, fusedNegate)
+	case outer:
 		t := s.p.NewTemp()
 		s.emit(AddOp(isa.OpXOR), t, c, imm(1))
 		s.emit(AddOp(isa.OpOR), s.exec, saved, t)
-	} else {
+	default:
 		s.emit(AddOp(isa.OpXOR), s.exec, c, imm(1))
 	}
 	s.masked = true
 	elseLabel := &Block{}
 	if s.canSkip(n.Then) {
-		s.skipIfNoneActive(elseLabel)
+		if skip, ok := allFail(fusedConds, fusedNegate); ok && !outer {
+			// Every lane is active around the If, so the comparison's
+			// flags alone say whether any lane runs Then.
+			br := s.emit(OpBranch, Reg{}, Reg{}, Reg{})
+			br.BrCond, br.Target = skip, elseLabel
+			s.newBlock()
+		} else {
+			s.skipIfNoneActive(elseLabel)
+		}
 	}
 	s.nodes(n.Then)
 	for i, ph := range n.Phis {
@@ -575,10 +664,29 @@ func (s *selector) ifNode(n *ir.If) {
 		}
 	}
 	s.place(elseLabel)
-	// Else: exec = saved | c.
-	if outer {
+	if len(n.Else) == 0 && len(n.Phis) == 0 {
+		// Nothing runs under the Else mask: after the If, exec is
+		// restored (nested) or unused until set again.
+		s.masked = outer
+		if outer {
+			s.mov(s.exec, saved)
+		}
+		return
+	}
+	// Else: exec = saved | c. A fused condition has no 0/1 value, but
+	// here exec holds Then's mask again (constructs nested in Then
+	// restore it), which is saved | (c ^ 1) with c ^ 1 ∈ {0, 1} in the
+	// lanes where saved is 0.
+	switch {
+	case fused && outer:
+		t := s.p.NewTemp()
+		s.emit(AddOp(isa.OpXOR), t, s.exec, imm(1))
+		s.emit(AddOp(isa.OpOR), s.exec, saved, t)
+	case fused:
+		s.emit(AddOp(isa.OpXOR), s.exec, s.exec, imm(1))
+	case outer:
 		s.emit(AddOp(isa.OpOR), s.exec, saved, c)
-	} else {
+	default:
 		s.mov(s.exec, c)
 	}
 	end := &Block{}
@@ -589,7 +697,8 @@ func (s *selector) ifNode(n *ir.If) {
 	if len(n.Phis) > 0 {
 		s.setFlags(s.exec)
 		for i, ph := range n.Phis {
-			s.mov(phis[i], s.val(ph.Args[1])).Cond = isa.CondZS
+			m := s.mov(phis[i], s.val(ph.Args[1]))
+			m.Cond, m.mergeKill = isa.CondZS, true
 		}
 	}
 	s.place(end)
@@ -750,7 +859,7 @@ func (s *selector) instr(in *ir.Instr) {
 	case ir.OpBNot:
 		s.emit(AddOp(isa.OpXOR), s.def(in), s.val(in.Args[0]), imm(1))
 	case ir.OpFLt, ir.OpFGe, ir.OpFEq, ir.OpFNe, ir.OpILt, ir.OpIGe, ir.OpIEq, ir.OpINe:
-		if !s.fused[in] && !s.loopFused[in] {
+		if !s.fused[in] && !s.loopFused[in] && !s.ifFused[in] {
 			s.compare(in.Op, s.def(in), s.val(in.Args[0]), s.val(in.Args[1]))
 		}
 	case ir.OpSelect:
@@ -966,7 +1075,15 @@ func (s *selector) texture(in *ir.Instr) {
 	if s.p.Threaded {
 		// Let the other thread run while the fetch is in flight (vc4 does
 		// the same); accumulators do not survive it.
-		s.add(newInst(OpThrsw, Reg{}, Reg{}, Reg{})).Group = g
+		th := s.add(newInst(OpThrsw, Reg{}, Reg{}, Reg{}))
+		th.Group = g
+		// Outside loops a fetch runs exactly once, unless it sits in a
+		// region a branch may skip (only when the stream is rewound, see
+		// the package doc).
+		s.lastThrsw = nil
+		if s.depth == 0 && !(s.masked && s.p.ResetUniforms) {
+			s.lastThrsw = th
+		}
 	}
 	comps := &[4]Reg{}
 	for i := range comps {

@@ -1,9 +1,11 @@
 package backend
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
@@ -211,5 +213,111 @@ func TestSelectErrors(t *testing.T) {
 	}
 	if _, err := Compile(x.f, Options{Stage: ir.Fragment}); err == nil {
 		t.Fatal("stage mismatch accepted")
+	}
+}
+
+// TestIfConditionFlags: a comparison used only as the condition of the If
+// right after it sets the flags, and the flags set the execution mask
+// directly (no 0/1 value, no xor); a top-level If skips Then by branching
+// on the comparison's own flags. Every comparison, with and without Else,
+// top-level and nested, must still compute what the interpreter does
+// (NaN lanes included: varying 1 is 0 in some lanes, so 0/0 appears).
+func TestIfConditionFlags(t *testing.T) {
+	ops := []ir.Op{ir.OpFLt, ir.OpFGe, ir.OpFEq, ir.OpFNe, ir.OpILt, ir.OpIGe, ir.OpIEq, ir.OpINe}
+	for _, op := range ops {
+		for _, withElse := range []bool{false, true} {
+			for _, nested := range []bool{false, true} {
+				x := newFB(ir.Fragment)
+				v0, v1 := x.varying(0), x.varying(1)
+				a, b := x.op(ir.OpFMul, ir.Float, v0, x.op(ir.OpRcp, ir.Float, v1)), v1
+				if op == ir.OpILt || op == ir.OpIGe || op == ir.OpIEq || op == ir.OpINe {
+					a, b = x.op(ir.OpFToI, ir.Int, v0), x.op(ir.OpFToI, ir.Int, v1)
+				}
+				body := func() *ir.Instr {
+					c := x.op(op, ir.Bool, a, b)
+					return x.ifElse(c, func() *ir.Instr {
+						return x.op(ir.OpFMul, ir.Float, x.op(ir.OpFAdd, ir.Float, v0, v1), v0)
+					}, func() *ir.Instr {
+						if withElse {
+							return x.op(ir.OpFSub, ir.Float, v1, x.b.ConstF(3))
+						}
+						return v1
+					})
+				}
+				var r *ir.Instr
+				if nested {
+					outer := x.op(ir.OpFLt, ir.Bool, v1, v0)
+					x.out(1, x.op(ir.OpSelect, ir.Float, outer, x.b.ConstF(1), x.b.ConstF(0)))
+					r = x.ifElse(outer, body, func() *ir.Instr { return v0 })
+				} else {
+					r = body()
+				}
+				x.out(0, r)
+				mustVerify(t, x.f)
+				p, err := Select(x.f, Options{Stage: ir.Fragment})
+				if err != nil {
+					t.Fatal(err)
+				}
+				listing := p.String()
+				name := fmt.Sprintf("%v else=%v nested=%v", op, withElse, nested)
+				if !nested {
+					head := listing[:strings.Index(listing, "\tb.")]
+					if strings.Contains(head, "xor t") {
+						t.Errorf("%s: condition materialised before the If:\n%s", name, listing)
+					}
+					if op != ir.OpFGe && strings.Contains(head, "mov.setf") {
+						t.Errorf("%s: top-level If does not branch on the comparison's flags:\n%s", name, listing)
+					}
+				}
+				env := laneEnv(2)
+				for l := range env.Varyings {
+					if l%5 == 0 {
+						env.Varyings[l][1] = 0
+					}
+					if l%3 == 0 {
+						env.Varyings[l][1] = env.Varyings[l][0]
+					}
+				}
+				check(t, x.f, Options{Stage: ir.Fragment}, env)
+			}
+		}
+	}
+}
+
+// TestLastThreadSwitch: in a two-thread fragment shader the thread switch
+// of the last texture fetch is LAST_THRSW when every run executes it once
+// and no switch follows it; a fetch in a loop may switch again, so then
+// no switch is marked last.
+func TestLastThreadSwitch(t *testing.T) {
+	tests := []struct {
+		name        string
+		src         string
+		thrsw, last int
+	}{
+		{"two fetches", `precision mediump float; uniform sampler2D s; varying vec2 uv;
+void main(){ gl_FragColor = texture2D(s, uv) + texture2D(s, uv.yx); }`, 1, 1},
+		{"fetch in an if", `precision mediump float; uniform sampler2D s; varying vec2 uv;
+void main(){ vec4 c = texture2D(s, uv); if (uv.x > 0.5) c += texture2D(s, uv.yx) * c.x; gl_FragColor = c; }`, 1, 1},
+		{"fetch in a loop", `precision mediump float; uniform sampler2D s; varying vec2 uv;
+void main(){ vec4 c = texture2D(s, uv); float x = uv.x; while (x < 1.0) { c += texture2D(s, vec2(x)); x += 0.25 + abs(uv.y); } gl_FragColor = c; }`, 2, 0},
+		{"no fetch", `precision mediump float; varying vec2 uv; void main(){ gl_FragColor = vec4(uv, 0.0, 1.0); }`, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := lowerGLSL(t, glsl.Fragment, tc.src)
+			env := texEnv(laneEnv(2))
+			env.Storage = make([]uint32, 8)
+			bin := check(t, f, Options{Stage: ir.Fragment, Threaded: true}, env)
+			dis := Disasm(bin.Code)
+			thrsw, last := countLines(dis, "; thrsw"), countLines(dis, "; lthrsw")
+			if last != tc.last || thrsw != tc.thrsw {
+				t.Errorf("%d thrsw and %d lthrsw, want %d and %d:\n%s", thrsw, last, tc.thrsw, tc.last, dis)
+			}
+			// Single-threaded code switches no threads.
+			single := check(t, f, Options{Stage: ir.Fragment}, env)
+			if d := Disasm(single.Code); strings.Contains(d, "thrsw") {
+				t.Errorf("single-threaded code switches threads:\n%s", d)
+			}
+		})
 	}
 }

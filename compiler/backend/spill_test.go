@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
@@ -65,4 +66,58 @@ func TestE2EThreaded(t *testing.T) {
 	x.out(0, manyLive(x, 40, v0))
 	bin := check(t, x.f, Options{Stage: ir.Fragment, Threaded: true}, laneEnv(1))
 	t.Logf("%+v", bin.Stats)
+}
+
+// TestSpillConvergesInFewRounds: with far more values live at once than
+// registers (here about 140 for 35 in a two-thread shader: an unrolled
+// loop inside a loop, the difftest reproducer of a non-converging
+// allocation), one colouring round must spill what the whole colouring
+// needs. RegAlloc used to spill one temp per round, because each failing
+// node counted a neighbour already chosen for spilling as freeing its
+// register, and gave up after 100 rounds.
+func TestSpillConvergesInFewRounds(t *testing.T) {
+	const src = `precision highp float;
+varying vec4 va;
+varying vec4 vb;
+uniform vec4 u;
+void main() {
+  vec4 acc = vec4(0.0);
+  vec4 f1 = vb.yxyy + step(vec4(-4.0, 100.0, 100.0, 1.0), mix(va.yxzx, u.yywx, va.wzwy));
+  int i2 = 2;
+  int i4 = int(clamp(vb.w, 0.0, 5.0));
+  int i5 = 0;
+  do {
+    i5++;
+    i2 = int(vb.z) / -4;
+    int i6 = int(clamp(vb.x - va.w, 0.0, 5.0));
+    for (int i7 = 0; i7 < 6; i7++) {
+      if (i7 >= i6) break;
+      f1 = sin(mix(vec4(-0.75, 2.0, -4.0, 0.0), u.xzxz, f1)) / (abs(pow(abs(f1.w) + 0.25, clamp(va.w, -3.0, 3.0))) + 0.5);
+      acc.xyzw += vb.zwxy;
+    }
+  } while (i5 < i4);
+  acc.z += f1.x + f1.y + f1.z + f1.w;
+  acc.w += float(i2);
+  gl_FragColor = acc;
+}`
+	f := lowerGLSL(t, glsl.Fragment, src)
+	for _, threaded := range []bool{true, false} {
+		p, err := Select(f, Options{Stage: ir.Fragment, Threaded: threaded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RegAlloc(p, Options{Stage: ir.Fragment, Threaded: threaded}); err != nil {
+			t.Fatalf("threaded=%v: %v", threaded, err)
+		}
+		if p.AllocRounds > 4 {
+			t.Errorf("threaded=%v: %d colouring rounds (%d spills)", threaded, p.AllocRounds, p.Spills)
+		}
+		t.Logf("threaded=%v: %d rounds, %d spills, %d fills", threaded, p.AllocRounds, p.Spills, p.Fills)
+		env := laneEnv(8)
+		env.Storage = make([]uint32, 16)
+		for i := range env.Storage {
+			env.Storage[i] = fbits(float32(i%5)*0.5 - 1)
+		}
+		check(t, f, Options{Stage: ir.Fragment, Threaded: threaded}, env)
+	}
 }
