@@ -47,17 +47,6 @@ void main() {
   gl_Position = u_mvp * a_pos;
 }
 `
-	// simpleVert avoids mat4 × vec4, which the backend cannot encode yet
-	// (reported), so that the -S tests test this command.
-	simpleVert = `attribute vec4 a_pos;
-attribute vec2 a_uv;
-varying vec2 v_uv;
-uniform vec4 u_off;
-void main() {
-  v_uv = a_uv * 2.0;
-  gl_Position = a_pos + u_off;
-}
-`
 	goodFrag = `precision mediump float;
 varying vec2 v_uv;
 uniform vec4 u_tint;
@@ -117,9 +106,9 @@ func TestGLSL(t *testing.T) {
 			wantErr: `unknown pass "nosuch" (valid: all, inline, copyprop, constfold`},
 		{name: "S fragment", files: []string{"a.frag", goodFrag}, flags: []string{"-S"},
 			want: []string{"fragment shader (two threads) ===", "tlb_", "stats: ", "instructions, ", "paired", "spills", "accumulator values"}},
-		{name: "S vertex has coordinate shader", files: []string{"a.vert", simpleVert}, flags: []string{"-S"},
+		{name: "S vertex has coordinate shader", files: []string{"a.vert", goodVert}, flags: []string{"-S"},
 			want: []string{"vertex shader", "vpm", "stats:", "coordinate shader", "stats:"}},
-		{name: "S linked program", files: []string{"a.vert", simpleVert, "a.frag", goodFrag}, flags: []string{"-S"},
+		{name: "S linked program", files: []string{"a.vert", goodVert, "a.frag", goodFrag}, flags: []string{"-S"},
 			want: []string{"program: vertex shader", "program: coordinate shader", "program: fragment shader", "end"}},
 	}
 	errLine := regexp.MustCompile(`(?m)^ERROR: 0:\d+: '[^']*' : .+$`)
