@@ -15,6 +15,9 @@ type Mesh struct {
 	Vertices []float32
 	Indices  []uint32
 	Min, Max [3]float32 // bounding box of the positions
+	// Positions is the number of v records; Vertices has one vertex per
+	// distinct position/texture/normal combination, so it may have more.
+	Positions int
 }
 
 // VertexStride is the byte stride of Mesh.Vertices.
@@ -147,6 +150,7 @@ func LoadOBJ(r io.Reader) (*Mesh, error) {
 	}
 	m.Min = [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
 	m.Max = [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+	m.Positions = len(pos)
 	m.Vertices = make([]float32, 0, 8*len(keys))
 	for _, k := range keys {
 		p := pos[k.v]

@@ -1,7 +1,19 @@
-// Package scene is the application layer of tilegpu: model loading (Wavefront
-// OBJ) and the default scene — Keenan Crane's Spot cow, textured, lit per
-// pixel and depth-tested — drawn through gl.Context like any GL program. It
-// sits above the whole stack and knows nothing below gl.Context.
+// Package scene is the application layer of tilegpu: model loading and
+// drawing through gl.Context like any GL program. It sits above the whole
+// stack and knows nothing below gl.Context.
+//
+// It loads Wavefront OBJ (LoadOBJ), binary and ASCII STL (LoadSTL) and glTF
+// 2.0 (.gltf with data: URIs, or .glb; LoadGLTF) into a Model: meshes of
+// primitives with interleaved float vertices, instances placed by the node
+// hierarchy, base-colour materials, textures with their samplers, and decoded
+// images. DrawSpot draws the default scene — Keenan Crane's Spot cow,
+// textured, lit per pixel and depth-tested — and DrawModel draws any Model
+// the same way: an auto-framed camera, one draw call per primitive instance
+// with its material's texture, sampler state, colour and face culling.
+//
+// The loaders are where untrusted files enter: every index, offset and
+// count is checked before use, and errors name the JSON path, accessor,
+// facet or line that was wrong.
 package scene
 
 import (
@@ -94,7 +106,7 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	prog, err := program(ctx, vsLit, fsLit)
+	prog, err := program(ctx, vsLit, fsLit, "a_pos", "a_nrm", "a_uv")
 	if err != nil {
 		return Stats{}, err
 	}
@@ -163,7 +175,9 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	return Stats{Triangles: len(mesh.Indices) / 3}, nil
 }
 
-func program(ctx gl.Context, vs, fs string) (gl.Program, error) {
+// program compiles and links vs and fs, binding the named attributes to
+// locations 0, 1, 2, ... in order.
+func program(ctx gl.Context, vs, fs string, attribs ...string) (gl.Program, error) {
 	p := ctx.CreateProgram()
 	for _, st := range []struct {
 		ty  gl.Enum
@@ -177,10 +191,14 @@ func program(ctx gl.Context, vs, fs string) (gl.Program, error) {
 		}
 		ctx.AttachShader(p, s)
 	}
-	for i, n := range []string{"a_pos", "a_nrm", "a_uv"} {
+	for i, n := range attribs {
 		ctx.BindAttribLocation(p, gl.Attrib{Value: uint(i)}, n)
 	}
 	ctx.LinkProgram(p)
+	// Flag the shaders for deletion: they go with the program.
+	for _, s := range ctx.GetAttachedShaders(p) {
+		ctx.DeleteShader(s)
+	}
 	if ctx.GetProgrami(p, gl.LINK_STATUS) == 0 {
 		return p, fmt.Errorf("scene: link: %s", ctx.GetProgramInfoLog(p))
 	}

@@ -14,7 +14,8 @@ import (
 const usage = `usage: tilegpu <command> [flags]
 
 commands:
-  render       render the default scene (Spot) to a PNG; -decode prints the command streams
+  render       render the default scene (Spot), or -model FILE (.gltf/.glb/.stl/.obj), to a PNG;
+               -decode prints the command streams
   bench        run a benchmark scene of shared/bench/SCENES.md (fill, blend, tex, tris)
   glsl         validate GLSL ES 1.00 shaders; -dump=PASS|all prints IR, -S the final code
   disasm       disassemble TG machine code

@@ -4,8 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	_ "image/jpeg" // -texture may be a JPEG
 	"image/png"
+	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tilegpu/tilegpu"
@@ -19,11 +23,24 @@ func cmdRender(args []string) error {
 	size := fs.Int("size", 1024, "framebuffer width and height in pixels")
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	decode := fs.Bool("decode", false, "print the frame's command streams decoded (ring packets, control lists, shader records, shaders)")
+	modelPath := fs.String("model", "", "render this model (.gltf, .glb, .stl or .obj) instead of the default scene")
+	texPath := fs.String("texture", "", "with an .obj -model: its texture (PNG or JPEG)")
+	yaw := fs.Float64("yaw", math.NaN(), "with -model: camera yaw in degrees from the front towards +X (default: automatic)")
+	pitch := fs.Float64("pitch", math.NaN(), "with -model: camera pitch in degrees above the horizontal (default: automatic)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *size < 1 || *size > 4096 {
 		return fmt.Errorf("-size %d out of range 1..4096", *size)
+	}
+	var model *scene.Model
+	if *modelPath != "" {
+		var err error
+		if model, err = loadModel(*modelPath, *texPath); err != nil {
+			return err
+		}
+	} else if *texPath != "" || !math.IsNaN(*yaw) || !math.IsNaN(*pitch) {
+		return fmt.Errorf("-texture, -yaw and -pitch need -model")
 	}
 	cfg := tilegpu.Config{Width: *size, Height: *size, Cores: *cores}
 	if *decode {
@@ -35,7 +52,19 @@ func cmdRender(args []string) error {
 	}
 	defer ctx.Close()
 	t0 := time.Now()
-	st, err := scene.DrawSpot(ctx.GL(), *size, *size)
+	var st scene.Stats
+	if model != nil {
+		view := scene.DefaultView(model)
+		if !math.IsNaN(*yaw) {
+			view.Yaw = float32(*yaw * math.Pi / 180)
+		}
+		if !math.IsNaN(*pitch) {
+			view.Pitch = float32(*pitch * math.Pi / 180)
+		}
+		st, err = scene.DrawModelView(ctx.GL(), model, *size, *size, view)
+	} else {
+		st, err = scene.DrawSpot(ctx.GL(), *size, *size)
+	}
 	if err != nil {
 		return err
 	}
@@ -51,6 +80,35 @@ func cmdRender(args []string) error {
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
 	return nil
+}
+
+// loadModel loads -model, giving an OBJ the -texture image.
+func loadModel(path, texPath string) (*scene.Model, error) {
+	if texPath == "" {
+		return scene.LoadModelFile(path)
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".obj") {
+		return nil, fmt.Errorf("-texture applies to .obj models only (glTF models carry their textures)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	mesh, err := scene.LoadOBJ(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tf, err := os.Open(texPath)
+	if err != nil {
+		return nil, err
+	}
+	defer tf.Close()
+	img, _, err := image.Decode(tf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", texPath, err)
+	}
+	return scene.ModelFromMesh(mesh, img), nil
 }
 
 func cmdBench(args []string) error {

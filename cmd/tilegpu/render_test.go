@@ -83,3 +83,55 @@ func TestBenchCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderModel(t *testing.T) {
+	models := "../../scene/testdata/models/"
+	dir := t.TempDir()
+	tests := []struct {
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{[]string{"-model", models + "Box/Box.gltf"}, "64×64, 12 triangles", ""},
+		{[]string{"-model", models + "teapot/utah_teapot.stl", "-yaw", "0", "-pitch", "20"}, "64×64, 9438 triangles", ""},
+		{[]string{"-model", "../../scene/spot/spot.obj", "-texture", "../../scene/spot/spot_texture.png", "-yaw", "215"}, "64×64, 5856 triangles", ""},
+		{[]string{"-model", models + "Box/Box.gltf", "-texture", "x.png"}, "", "-texture applies to .obj models only"},
+		{[]string{"-yaw", "10"}, "", "need -model"},
+		{[]string{"-model", models + "README.md"}, "", `unknown model format ".md"`},
+		{[]string{"-model", models + "missing.gltf"}, "", "no such file"},
+	}
+	for i, tc := range tests {
+		out := filepath.Join(dir, "m.png")
+		var buf bytes.Buffer
+		old := stdout
+		stdout = &buf
+		err := cmdRender(append([]string{"-size", "64", "-o", out}, tc.args...))
+		stdout = old
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%d %v: err %v, want %q", i, tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("%d %v: err %v, output %q, want %q", i, tc.args, err, buf.String(), tc.want)
+			continue
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The model fills the middle of the frame; the corner is the
+		// clear colour.
+		r, g, b, _ := img.At(0, 0).RGBA()
+		cr, cg, cb, _ := img.At(32, 32).RGBA()
+		if r>>8 != 46 || g>>8 != 51 || b>>8 != 61 || (cr == r && cg == g && cb == b) {
+			t.Errorf("%v: corner %d,%d,%d centre %d,%d,%d: want the clear colour around a drawn model", tc.args, r>>8, g>>8, b>>8, cr>>8, cg>>8, cb>>8)
+		}
+	}
+}

@@ -1,0 +1,1025 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // glTF's second image format
+	_ "image/png"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/vmath"
+)
+
+// The glTF 2.0 document, as much of it as the loader reads. Optional indices
+// are pointers so that "absent" differs from 0.
+type gltfDoc struct {
+	Asset struct {
+		Version    string `json:"version"`
+		MinVersion string `json:"minVersion"`
+	} `json:"asset"`
+	ExtensionsRequired []string `json:"extensionsRequired"`
+	Scene              *int     `json:"scene"`
+	Scenes             []struct {
+		Nodes []int `json:"nodes"`
+	} `json:"scenes"`
+	Nodes       []gltfNode       `json:"nodes"`
+	Meshes      []gltfMesh       `json:"meshes"`
+	Accessors   []gltfAccessor   `json:"accessors"`
+	BufferViews []gltfBufferView `json:"bufferViews"`
+	Buffers     []gltfBuffer     `json:"buffers"`
+	Materials   []gltfMaterial   `json:"materials"`
+	Textures    []gltfTexture    `json:"textures"`
+	Images      []gltfImage      `json:"images"`
+	Samplers    []gltfSampler    `json:"samplers"`
+}
+
+type gltfNode struct {
+	Name        string    `json:"name"`
+	Children    []int     `json:"children"`
+	Mesh        *int      `json:"mesh"`
+	Matrix      []float64 `json:"matrix"`
+	Translation []float64 `json:"translation"`
+	Rotation    []float64 `json:"rotation"`
+	Scale       []float64 `json:"scale"`
+}
+
+type gltfMesh struct {
+	Name       string          `json:"name"`
+	Primitives []gltfPrimitive `json:"primitives"`
+}
+
+type gltfPrimitive struct {
+	Attributes map[string]int `json:"attributes"`
+	Indices    *int           `json:"indices"`
+	Material   *int           `json:"material"`
+	Mode       *int           `json:"mode"`
+}
+
+type gltfAccessor struct {
+	BufferView    *int   `json:"bufferView"`
+	ByteOffset    int    `json:"byteOffset"`
+	ComponentType int    `json:"componentType"`
+	Normalized    bool   `json:"normalized"`
+	Count         int    `json:"count"`
+	Type          string `json:"type"`
+	Sparse        *struct {
+		Count   int `json:"count"`
+		Indices struct {
+			BufferView    int `json:"bufferView"`
+			ByteOffset    int `json:"byteOffset"`
+			ComponentType int `json:"componentType"`
+		} `json:"indices"`
+		Values struct {
+			BufferView int `json:"bufferView"`
+			ByteOffset int `json:"byteOffset"`
+		} `json:"values"`
+	} `json:"sparse"`
+}
+
+type gltfBufferView struct {
+	Buffer     int `json:"buffer"`
+	ByteOffset int `json:"byteOffset"`
+	ByteLength int `json:"byteLength"`
+	ByteStride int `json:"byteStride"`
+}
+
+type gltfBuffer struct {
+	URI        *string `json:"uri"`
+	ByteLength int     `json:"byteLength"`
+}
+
+type gltfTextureInfo struct {
+	Index    int `json:"index"`
+	TexCoord int `json:"texCoord"`
+}
+
+type gltfMaterial struct {
+	Name string `json:"name"`
+	PBR  *struct {
+		BaseColorFactor  []float64        `json:"baseColorFactor"`
+		BaseColorTexture *gltfTextureInfo `json:"baseColorTexture"`
+	} `json:"pbrMetallicRoughness"`
+	DoubleSided bool `json:"doubleSided"`
+}
+
+type gltfTexture struct {
+	Name    string `json:"name"`
+	Sampler *int   `json:"sampler"`
+	Source  *int   `json:"source"`
+}
+
+type gltfImage struct {
+	URI        *string `json:"uri"`
+	MimeType   string  `json:"mimeType"`
+	BufferView *int    `json:"bufferView"`
+}
+
+type gltfSampler struct {
+	MagFilter *int `json:"magFilter"`
+	MinFilter *int `json:"minFilter"`
+	WrapS     *int `json:"wrapS"`
+	WrapT     *int `json:"wrapT"`
+}
+
+// glTF component types (the GL enum values).
+const (
+	compByte   = 5120
+	compUByte  = 5121
+	compShort  = 5122
+	compUShort = 5123
+	compUInt   = 5125
+	compFloat  = 5126
+)
+
+// Limits that keep hostile files from allocating without bound. Real models
+// are far below them: the largest texture here is 2048² and the GPU's own
+// texture limit is checked when drawing.
+const (
+	maxImageSide      = 8192
+	maxImagePixels    = 1 << 24 // 64 MiB decoded
+	maxZeroFloats     = 1 << 22 // components of an accessor with no bufferView
+	maxNodeDepth      = 256
+	maxSparseElements = 1 << 22
+)
+
+// LoadGLTF parses a glTF 2.0 model: a .gltf JSON document whose buffers and
+// images are data: URIs (the glTF-Embedded variant), or a .glb container.
+// External URIs are an error here; LoadModelFile resolves them beside the
+// file. It reads buffers, bufferViews (with byteStride), accessors (every
+// component type, normalized, sparse), meshes and their primitives (every
+// mode; u8/u16/u32 indices; POSITION, NORMAL, TEXCOORD_n, COLOR_0), the
+// node hierarchy of the default scene (matrix or translation/rotation/scale),
+// materials (baseColorFactor, baseColorTexture, doubleSided), textures,
+// samplers and PNG/JPEG images. Primitives without NORMAL get flat normals.
+// Animations, skins, morph targets and cameras are ignored (the model is
+// drawn in its rest pose). Errors name the JSON path of what was wrong.
+func LoadGLTF(r io.Reader) (*Model, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("gltf: %w", err)
+	}
+	return loadGLTF(data, nil)
+}
+
+// gltfLoader holds one file's decoded state while it becomes a Model.
+type gltfLoader struct {
+	doc      gltfDoc
+	bin      []byte // the .glb BIN chunk, if any
+	external func(uri string) ([]byte, error)
+	buffers  [][]byte
+	floats   map[int][]float32 // decoded accessors, by index
+	model    *Model
+	imageOf  map[int]int // glTF image index → Model.Images index
+	defMat   int         // Model.Materials index of the default material, -1 until needed
+}
+
+func loadGLTF(data []byte, external func(string) ([]byte, error)) (*Model, error) {
+	l := &gltfLoader{external: external, floats: map[int][]float32{}, imageOf: map[int]int{}, defMat: -1}
+	m, err := l.load(data)
+	if err != nil {
+		return nil, fmt.Errorf("gltf: %w", err)
+	}
+	return m, nil
+}
+
+func (l *gltfLoader) load(data []byte) (*Model, error) {
+	js := data
+	if len(data) >= 4 && string(data[:4]) == "glTF" {
+		var err error
+		if js, l.bin, err = splitGLB(data); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if err := dec.Decode(&l.doc); err != nil {
+		return nil, fmt.Errorf("JSON: %w", err)
+	}
+	d := &l.doc
+	if d.Asset.Version == "" {
+		return nil, errors.New("asset.version missing")
+	}
+	if !strings.HasPrefix(d.Asset.Version, "2.") {
+		return nil, fmt.Errorf("asset.version %q: only glTF 2.x is supported", d.Asset.Version)
+	}
+	if d.Asset.MinVersion != "" && d.Asset.MinVersion != "2.0" {
+		return nil, fmt.Errorf("asset.minVersion %q: only glTF 2.0 is supported", d.Asset.MinVersion)
+	}
+	if len(d.ExtensionsRequired) > 0 {
+		return nil, fmt.Errorf("extensionsRequired: %q not supported", d.ExtensionsRequired)
+	}
+	if err := l.loadBuffers(); err != nil {
+		return nil, err
+	}
+	l.model = &Model{}
+	if err := l.loadMaterials(); err != nil {
+		return nil, err
+	}
+	// Meshes: every one in the file, so that MeshCounts reports the file.
+	for i := range d.Meshes {
+		me, err := l.loadMesh(i)
+		if err != nil {
+			return nil, err
+		}
+		l.model.Meshes = append(l.model.Meshes, me)
+	}
+	if err := l.loadNodes(); err != nil {
+		return nil, err
+	}
+	l.model.computeBounds()
+	return l.model, nil
+}
+
+// splitGLB returns a .glb file's JSON chunk and its BIN chunk (nil if none).
+func splitGLB(data []byte) (js, bin []byte, err error) {
+	if len(data) < 20 {
+		return nil, nil, errors.New("glb: file shorter than its 12-byte header and a chunk header")
+	}
+	if v := binary.LittleEndian.Uint32(data[4:]); v != 2 {
+		return nil, nil, fmt.Errorf("glb: container version %d, want 2", v)
+	}
+	total := binary.LittleEndian.Uint32(data[8:])
+	if total < 20 {
+		return nil, nil, fmt.Errorf("glb: header length %d is shorter than the headers", total)
+	}
+	if uint64(total) > uint64(len(data)) {
+		return nil, nil, fmt.Errorf("glb: header length %d but the file has %d bytes", total, len(data))
+	}
+	rest := data[12:total]
+	for n := 0; len(rest) > 0; n++ {
+		if len(rest) < 8 {
+			return nil, nil, fmt.Errorf("glb: chunk %d: truncated header", n)
+		}
+		size := binary.LittleEndian.Uint32(rest)
+		kind := binary.LittleEndian.Uint32(rest[4:])
+		if uint64(size) > uint64(len(rest)-8) {
+			return nil, nil, fmt.Errorf("glb: chunk %d: length %d past the end of the file", n, size)
+		}
+		body := rest[8 : 8+size]
+		rest = rest[8+size:]
+		switch {
+		case n == 0 && kind == 0x4E4F534A: // "JSON"
+			js = body
+		case n == 0:
+			return nil, nil, fmt.Errorf("glb: first chunk has type 0x%08x, want JSON", kind)
+		case n == 1 && kind == 0x004E4942: // "BIN\0"
+			bin = body
+		}
+	}
+	return js, bin, nil
+}
+
+// loadBuffers resolves every buffer: a data: URI, a GLB BIN chunk (buffer 0
+// without a URI) or, through l.external, a file.
+func (l *gltfLoader) loadBuffers() error {
+	for i, b := range l.doc.Buffers {
+		path := fmt.Sprintf("buffers[%d]", i)
+		if b.ByteLength < 1 {
+			return fmt.Errorf("%s.byteLength %d must be at least 1", path, b.ByteLength)
+		}
+		var data []byte
+		switch {
+		case b.URI == nil && i == 0 && l.bin != nil:
+			data = l.bin
+		case b.URI == nil:
+			return fmt.Errorf("%s has no uri (and is not a .glb BIN chunk)", path)
+		default:
+			var err error
+			if data, err = l.resolveURI(*b.URI); err != nil {
+				return fmt.Errorf("%s.uri: %w", path, err)
+			}
+		}
+		if len(data) < b.ByteLength {
+			return fmt.Errorf("%s: byteLength %d but the data has %d bytes", path, b.ByteLength, len(data))
+		}
+		l.buffers = append(l.buffers, data[:b.ByteLength])
+	}
+	return nil
+}
+
+// resolveURI decodes a base64 data: URI or reads an external file.
+func (l *gltfLoader) resolveURI(uri string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(uri, "data:"); ok {
+		_, payload, ok := strings.Cut(rest, ",")
+		if !ok {
+			return nil, errors.New("data: URI without a comma")
+		}
+		if !strings.HasSuffix(rest[:len(rest)-len(payload)-1], ";base64") {
+			return nil, errors.New("data: URI is not base64")
+		}
+		b, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			if b, err = base64.RawStdEncoding.DecodeString(payload); err != nil {
+				return nil, fmt.Errorf("data: URI: %w", err)
+			}
+		}
+		return b, nil
+	}
+	if l.external == nil {
+		return nil, fmt.Errorf("external URI %q (only data: URIs are read from a stream; use LoadModelFile)", truncate(uri))
+	}
+	return l.external(uri)
+}
+
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// view returns bufferView i's bytes and stride (0 when not set).
+func (l *gltfLoader) view(i int, path string) ([]byte, int, error) {
+	if i < 0 || i >= len(l.doc.BufferViews) {
+		return nil, 0, fmt.Errorf("%s: bufferView %d out of range (have %d)", path, i, len(l.doc.BufferViews))
+	}
+	v := l.doc.BufferViews[i]
+	vp := fmt.Sprintf("bufferViews[%d]", i)
+	if v.Buffer < 0 || v.Buffer >= len(l.buffers) {
+		return nil, 0, fmt.Errorf("%s.buffer %d out of range (have %d)", vp, v.Buffer, len(l.buffers))
+	}
+	buf := l.buffers[v.Buffer]
+	if v.ByteOffset < 0 || v.ByteLength < 1 || int64(v.ByteOffset)+int64(v.ByteLength) > int64(len(buf)) {
+		return nil, 0, fmt.Errorf("%s: byteOffset %d + byteLength %d outside buffer %d's %d bytes", vp, v.ByteOffset, v.ByteLength, v.Buffer, len(buf))
+	}
+	if v.ByteStride != 0 && (v.ByteStride < 4 || v.ByteStride > 252 || v.ByteStride%4 != 0) {
+		return nil, 0, fmt.Errorf("%s.byteStride %d: must be a multiple of 4 in 4..252", vp, v.ByteStride)
+	}
+	return buf[v.ByteOffset : v.ByteOffset+v.ByteLength], v.ByteStride, nil
+}
+
+func componentSize(ct int) int {
+	switch ct {
+	case compByte, compUByte:
+		return 1
+	case compShort, compUShort:
+		return 2
+	case compUInt, compFloat:
+		return 4
+	}
+	return 0
+}
+
+// accessorShape returns the component count of an accessor type, and for
+// matrices the row count (columns are padded to 4-byte boundaries).
+func accessorShape(ty string) (comps, rows int) {
+	switch ty {
+	case "SCALAR":
+		return 1, 1
+	case "VEC2":
+		return 2, 2
+	case "VEC3":
+		return 3, 3
+	case "VEC4":
+		return 4, 4
+	case "MAT2":
+		return 4, 2
+	case "MAT3":
+		return 9, 3
+	case "MAT4":
+		return 16, 4
+	}
+	return 0, 0
+}
+
+// readComponent converts one component to float32, normalizing integers
+// when asked (glTF's rules: signed types clamp at -1).
+func readComponent(b []byte, ct int, normalized bool) float32 {
+	switch ct {
+	case compFloat:
+		return math.Float32frombits(binary.LittleEndian.Uint32(b))
+	case compByte:
+		v := float32(int8(b[0]))
+		if normalized {
+			return max(v/127, -1)
+		}
+		return v
+	case compUByte:
+		v := float32(b[0])
+		if normalized {
+			return v / 255
+		}
+		return v
+	case compShort:
+		v := float32(int16(binary.LittleEndian.Uint16(b)))
+		if normalized {
+			return max(v/32767, -1)
+		}
+		return v
+	case compUShort:
+		v := float32(binary.LittleEndian.Uint16(b))
+		if normalized {
+			return v / 65535
+		}
+		return v
+	default: // compUInt
+		v := binary.LittleEndian.Uint32(b)
+		if normalized {
+			return float32(float64(v) / 4294967295)
+		}
+		return float32(v)
+	}
+}
+
+// accessorFloats decodes accessor i into count×comps float32s.
+func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) {
+	if i < 0 || i >= len(l.doc.Accessors) {
+		return nil, 0, fmt.Errorf("%s: accessor %d out of range (have %d)", path, i, len(l.doc.Accessors))
+	}
+	a := l.doc.Accessors[i]
+	comps, rows := accessorShape(a.Type)
+	if f, ok := l.floats[i]; ok {
+		return f, comps, nil
+	}
+	ap := fmt.Sprintf("accessors[%d]", i)
+	cs := componentSize(a.ComponentType)
+	if cs == 0 {
+		return nil, 0, fmt.Errorf("%s.componentType %d unknown", ap, a.ComponentType)
+	}
+	if comps == 0 {
+		return nil, 0, fmt.Errorf("%s.type %q unknown", ap, a.Type)
+	}
+	if a.Count < 1 {
+		return nil, 0, fmt.Errorf("%s.count %d must be at least 1", ap, a.Count)
+	}
+	if a.ComponentType == compFloat && a.Normalized {
+		return nil, 0, fmt.Errorf("%s: normalized FLOAT is not allowed", ap)
+	}
+	// Element layout: matrix columns start on 4-byte boundaries.
+	cols := comps / rows
+	colBytes := rows * cs
+	if cols > 1 {
+		colBytes = (colBytes + 3) &^ 3
+	}
+	elemSize := cols * colBytes
+	var out []float32
+	if a.BufferView == nil {
+		if a.Count > maxZeroFloats/comps {
+			return nil, 0, fmt.Errorf("%s: count %d without a bufferView exceeds %d", ap, a.Count, maxZeroFloats/comps)
+		}
+		out = make([]float32, a.Count*comps)
+	} else {
+		data, stride, err := l.view(*a.BufferView, ap)
+		if err != nil {
+			return nil, 0, err
+		}
+		if stride == 0 {
+			stride = elemSize
+		}
+		if stride < elemSize {
+			return nil, 0, fmt.Errorf("%s: bufferView %d's byteStride %d is smaller than the %d-byte element", ap, *a.BufferView, stride, elemSize)
+		}
+		if a.Count > len(data) {
+			return nil, 0, fmt.Errorf("%s: count %d exceeds bufferView %d's %d bytes", ap, a.Count, *a.BufferView, len(data))
+		}
+		if a.ByteOffset < 0 || int64(a.ByteOffset)+int64(a.Count-1)*int64(stride)+int64(elemSize) > int64(len(data)) {
+			return nil, 0, fmt.Errorf("%s: byteOffset %d + %d elements of stride %d reach past bufferView %d's %d bytes",
+				ap, a.ByteOffset, a.Count, stride, *a.BufferView, len(data))
+		}
+		out = make([]float32, a.Count*comps)
+		for e := 0; e < a.Count; e++ {
+			base := a.ByteOffset + e*stride
+			for c := 0; c < cols; c++ {
+				for r := 0; r < rows; r++ {
+					out[e*comps+c*rows+r] = readComponent(data[base+c*colBytes+r*cs:], a.ComponentType, a.Normalized)
+				}
+			}
+		}
+	}
+	if s := a.Sparse; s != nil {
+		sp := ap + ".sparse"
+		if s.Count < 1 || s.Count > a.Count || s.Count > maxSparseElements {
+			return nil, 0, fmt.Errorf("%s.count %d must be in 1..%d", sp, s.Count, a.Count)
+		}
+		ics := componentSize(s.Indices.ComponentType)
+		if s.Indices.ComponentType != compUByte && s.Indices.ComponentType != compUShort && s.Indices.ComponentType != compUInt {
+			return nil, 0, fmt.Errorf("%s.indices.componentType %d: want 5121, 5123 or 5125", sp, s.Indices.ComponentType)
+		}
+		idx, _, err := l.view(s.Indices.BufferView, sp+".indices")
+		if err != nil {
+			return nil, 0, err
+		}
+		vals, _, err := l.view(s.Values.BufferView, sp+".values")
+		if err != nil {
+			return nil, 0, err
+		}
+		if s.Indices.ByteOffset < 0 || int64(s.Indices.ByteOffset)+int64(s.Count)*int64(ics) > int64(len(idx)) {
+			return nil, 0, fmt.Errorf("%s.indices: %d indices reach past their bufferView", sp, s.Count)
+		}
+		if s.Values.ByteOffset < 0 || int64(s.Values.ByteOffset)+int64(s.Count)*int64(elemSize) > int64(len(vals)) {
+			return nil, 0, fmt.Errorf("%s.values: %d values reach past their bufferView", sp, s.Count)
+		}
+		for k := 0; k < s.Count; k++ {
+			e := int(readComponent(idx[s.Indices.ByteOffset+k*ics:], s.Indices.ComponentType, false))
+			if e < 0 || e >= a.Count {
+				return nil, 0, fmt.Errorf("%s.indices[%d] = %d out of range (count %d)", sp, k, e, a.Count)
+			}
+			base := s.Values.ByteOffset + k*elemSize
+			for c := 0; c < cols; c++ {
+				for r := 0; r < rows; r++ {
+					out[e*comps+c*rows+r] = readComponent(vals[base+c*colBytes+r*cs:], a.ComponentType, a.Normalized)
+				}
+			}
+		}
+	}
+	for k, v := range out {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, 0, fmt.Errorf("%s: element %d is not finite", ap, k/comps)
+		}
+	}
+	l.floats[i] = out
+	return out, comps, nil
+}
+
+// accessorIndices decodes an index accessor: SCALAR unsigned integers, each
+// below limit (the vertex count).
+func (l *gltfLoader) accessorIndices(i int, path string, limit int) ([]uint32, gl.Enum, error) {
+	if i < 0 || i >= len(l.doc.Accessors) {
+		return nil, 0, fmt.Errorf("%s: accessor %d out of range (have %d)", path, i, len(l.doc.Accessors))
+	}
+	a := l.doc.Accessors[i]
+	var ty gl.Enum
+	switch a.ComponentType {
+	case compUByte:
+		ty = gl.UNSIGNED_BYTE
+	case compUShort:
+		ty = gl.UNSIGNED_SHORT
+	case compUInt:
+		ty = gl.UNSIGNED_INT
+	default:
+		return nil, 0, fmt.Errorf("%s: accessors[%d].componentType %d: indices must be 5121, 5123 or 5125", path, i, a.ComponentType)
+	}
+	if a.Type != "SCALAR" || a.Normalized {
+		return nil, 0, fmt.Errorf("%s: accessors[%d] must be a SCALAR, not normalized", path, i)
+	}
+	f, _, err := l.accessorFloats(i, path)
+	if err != nil {
+		return nil, 0, err
+	}
+	idx := make([]uint32, len(f))
+	for k, v := range f {
+		if v < 0 || v >= float32(limit) {
+			return nil, 0, fmt.Errorf("%s: accessors[%d] element %d = %v is not below the vertex count %d", path, i, k, v, limit)
+		}
+		idx[k] = uint32(v)
+	}
+	return idx, ty, nil
+}
+
+// loadMaterials converts materials and the textures they use.
+func (l *gltfLoader) loadMaterials() error {
+	texOf := map[int]int{} // glTF texture → Model.Textures
+	for i, gm := range l.doc.Materials {
+		path := fmt.Sprintf("materials[%d]", i)
+		m := DefaultMaterial()
+		m.Name, m.DoubleSided = gm.Name, gm.DoubleSided
+		if gm.PBR != nil {
+			if f := gm.PBR.BaseColorFactor; f != nil {
+				if len(f) != 4 {
+					return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor has %d numbers, want 4", path, len(f))
+				}
+				for j, v := range f {
+					if !(v >= 0 && v <= 1) {
+						return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor[%d] = %v outside 0..1", path, j, v)
+					}
+					m.BaseColor[j] = float32(v)
+				}
+			}
+			if ti := gm.PBR.BaseColorTexture; ti != nil {
+				tp := path + ".pbrMetallicRoughness.baseColorTexture"
+				if ti.TexCoord < 0 || ti.TexCoord > 7 {
+					return fmt.Errorf("%s.texCoord %d out of range", tp, ti.TexCoord)
+				}
+				t, ok := texOf[ti.Index]
+				if !ok {
+					var err error
+					if t, err = l.loadTexture(ti.Index, tp+".index"); err != nil {
+						return err
+					}
+					texOf[ti.Index] = t
+				}
+				m.BaseColorTexture = t
+			}
+		}
+		l.model.Materials = append(l.model.Materials, m)
+	}
+	return nil
+}
+
+// loadTexture converts texture i (image and sampler) and returns its
+// Model.Textures index.
+func (l *gltfLoader) loadTexture(i int, path string) (int, error) {
+	d := &l.doc
+	if i < 0 || i >= len(d.Textures) {
+		return 0, fmt.Errorf("%s: texture %d out of range (have %d)", path, i, len(d.Textures))
+	}
+	gt := d.Textures[i]
+	tp := fmt.Sprintf("textures[%d]", i)
+	// glTF's defaults when the sampler or a field is absent: repeat, and
+	// "auto" filtering, which is trilinear here.
+	t := Texture{Name: gt.Name, WrapS: gl.REPEAT, WrapT: gl.REPEAT, MinFilter: gl.LINEAR_MIPMAP_LINEAR, MagFilter: gl.LINEAR}
+	if gt.Sampler != nil {
+		s := *gt.Sampler
+		if s < 0 || s >= len(d.Samplers) {
+			return 0, fmt.Errorf("%s.sampler %d out of range (have %d)", tp, s, len(d.Samplers))
+		}
+		sm := d.Samplers[s]
+		sp := fmt.Sprintf("samplers[%d]", s)
+		for _, f := range []struct {
+			name  string
+			v     *int
+			dst   *gl.Enum
+			valid []gl.Enum
+		}{
+			{"wrapS", sm.WrapS, &t.WrapS, []gl.Enum{gl.REPEAT, gl.CLAMP_TO_EDGE, gl.MIRRORED_REPEAT}},
+			{"wrapT", sm.WrapT, &t.WrapT, []gl.Enum{gl.REPEAT, gl.CLAMP_TO_EDGE, gl.MIRRORED_REPEAT}},
+			{"magFilter", sm.MagFilter, &t.MagFilter, []gl.Enum{gl.NEAREST, gl.LINEAR}},
+			{"minFilter", sm.MinFilter, &t.MinFilter, []gl.Enum{gl.NEAREST, gl.LINEAR, gl.NEAREST_MIPMAP_NEAREST,
+				gl.LINEAR_MIPMAP_NEAREST, gl.NEAREST_MIPMAP_LINEAR, gl.LINEAR_MIPMAP_LINEAR}},
+		} {
+			if f.v == nil {
+				continue
+			}
+			ok := false
+			for _, e := range f.valid {
+				ok = ok || int(e) == *f.v
+			}
+			if !ok {
+				return 0, fmt.Errorf("%s.%s %d is not a valid value", sp, f.name, *f.v)
+			}
+			*f.dst = gl.Enum(*f.v)
+		}
+	}
+	if gt.Source == nil {
+		return 0, fmt.Errorf("%s has no source image", tp)
+	}
+	img, ok := l.imageOf[*gt.Source]
+	if !ok {
+		var err error
+		if img, err = l.loadImage(*gt.Source, tp+".source"); err != nil {
+			return 0, err
+		}
+		l.imageOf[*gt.Source] = img
+	}
+	t.Image = img
+	l.model.Textures = append(l.model.Textures, t)
+	return len(l.model.Textures) - 1, nil
+}
+
+// loadImage decodes image i (PNG or JPEG, from a URI or a bufferView) and
+// returns its Model.Images index.
+func (l *gltfLoader) loadImage(i int, path string) (int, error) {
+	if i < 0 || i >= len(l.doc.Images) {
+		return 0, fmt.Errorf("%s: image %d out of range (have %d)", path, i, len(l.doc.Images))
+	}
+	gi := l.doc.Images[i]
+	ip := fmt.Sprintf("images[%d]", i)
+	var data []byte
+	var err error
+	switch {
+	case gi.URI != nil:
+		if data, err = l.resolveURI(*gi.URI); err != nil {
+			return 0, fmt.Errorf("%s.uri: %w", ip, err)
+		}
+	case gi.BufferView != nil:
+		if data, _, err = l.view(*gi.BufferView, ip); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("%s has neither uri nor bufferView", ip)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", ip, err)
+	}
+	if format != "png" && format != "jpeg" {
+		return 0, fmt.Errorf("%s: format %s, want PNG or JPEG", ip, format)
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxImageSide || cfg.Height > maxImageSide || cfg.Width*cfg.Height > maxImagePixels {
+		return 0, fmt.Errorf("%s: %d×%d image: sides must be 1..%d and pixels at most %d", ip, cfg.Width, cfg.Height, maxImageSide, maxImagePixels)
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", ip, err)
+	}
+	l.model.Images = append(l.model.Images, toNRGBA(img))
+	return len(l.model.Images) - 1, nil
+}
+
+// defaultMaterial returns the index of the default material, adding it the
+// first time a primitive needs it.
+func (l *gltfLoader) defaultMaterial() int {
+	if l.defMat < 0 {
+		l.model.Materials = append(l.model.Materials, DefaultMaterial())
+		l.defMat = len(l.model.Materials) - 1
+	}
+	return l.defMat
+}
+
+// loadMesh converts mesh i's primitives.
+func (l *gltfLoader) loadMesh(i int) (ModelMesh, error) {
+	gm := l.doc.Meshes[i]
+	me := ModelMesh{Name: gm.Name}
+	if len(gm.Primitives) == 0 {
+		return me, fmt.Errorf("meshes[%d] has no primitives", i)
+	}
+	for j, gp := range gm.Primitives {
+		p, err := l.loadPrimitive(gp, fmt.Sprintf("meshes[%d].primitives[%d]", i, j))
+		if err != nil {
+			return me, err
+		}
+		me.Primitives = append(me.Primitives, p)
+	}
+	return me, nil
+}
+
+func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, error) {
+	p := Primitive{Mode: gl.TRIANGLES}
+	if gp.Mode != nil {
+		if *gp.Mode < 0 || *gp.Mode > 6 {
+			return p, fmt.Errorf("%s.mode %d not in 0..6", path, *gp.Mode)
+		}
+		p.Mode = gl.Enum(*gp.Mode) // glTF modes are GL's POINTS..TRIANGLE_FAN
+	}
+	p.Lit = p.Mode == gl.TRIANGLES || p.Mode == gl.TRIANGLE_STRIP || p.Mode == gl.TRIANGLE_FAN
+	texCoord := 0
+	if gp.Material != nil {
+		if *gp.Material < 0 || *gp.Material >= len(l.doc.Materials) {
+			return p, fmt.Errorf("%s.material %d out of range (have %d)", path, *gp.Material, len(l.doc.Materials))
+		}
+		p.Material = *gp.Material
+		if pbr := l.doc.Materials[p.Material].PBR; pbr != nil && pbr.BaseColorTexture != nil {
+			texCoord = pbr.BaseColorTexture.TexCoord
+		}
+	} else {
+		p.Material = l.defaultMaterial()
+	}
+	posIdx, ok := gp.Attributes["POSITION"]
+	if !ok {
+		return p, fmt.Errorf("%s.attributes has no POSITION", path)
+	}
+	type attr struct {
+		name   string
+		offset int // in the interleaved vertex
+		comps  []int
+	}
+	attrs := []attr{
+		{"POSITION", 0, []int{3}},
+		{"NORMAL", 3, []int{3}},
+		{fmt.Sprintf("TEXCOORD_%d", texCoord), 6, []int{2}},
+		{"COLOR_0", 8, []int{3, 4}},
+	}
+	pos, comps, err := l.accessorFloats(posIdx, path+".attributes.POSITION")
+	if err != nil {
+		return p, err
+	}
+	if comps != 3 {
+		return p, fmt.Errorf("%s.attributes.POSITION: accessors[%d] is %s, want VEC3", path, posIdx, l.doc.Accessors[posIdx].Type)
+	}
+	n := len(pos) / 3
+	p.Positions = n
+	p.Vertices = make([]float32, n*ModelVertexFloats)
+	for v := 0; v < n; v++ { // white where COLOR_0 is absent
+		c := p.Vertices[v*ModelVertexFloats+8 : v*ModelVertexFloats+12]
+		c[0], c[1], c[2], c[3] = 1, 1, 1, 1
+	}
+	hasNormal := false
+	for _, a := range attrs {
+		ai, ok := gp.Attributes[a.name]
+		if !ok {
+			continue
+		}
+		ap := path + ".attributes." + a.name
+		f, comps, err := l.accessorFloats(ai, ap)
+		if err != nil {
+			return p, err
+		}
+		valid := false
+		for _, c := range a.comps {
+			valid = valid || c == comps
+		}
+		if !valid {
+			return p, fmt.Errorf("%s: accessors[%d] is %s, want %d components", ap, ai, l.doc.Accessors[ai].Type, a.comps[0])
+		}
+		if len(f)/comps != n {
+			return p, fmt.Errorf("%s: accessors[%d] has %d elements but POSITION has %d", ap, ai, len(f)/comps, n)
+		}
+		for v := 0; v < n; v++ {
+			copy(p.Vertices[v*ModelVertexFloats+a.offset:], f[v*comps:v*comps+comps])
+		}
+		hasNormal = hasNormal || a.name == "NORMAL"
+	}
+	if hasNormal {
+		for v := 0; v < n; v++ {
+			nv := p.Vertices[v*ModelVertexFloats+3 : v*ModelVertexFloats+6]
+			u := normalize([3]float32{nv[0], nv[1], nv[2]})
+			copy(nv, u[:])
+		}
+	}
+	if gp.Indices != nil {
+		if p.Indices, p.IndexType, err = l.accessorIndices(*gp.Indices, path+".indices", n); err != nil {
+			return p, err
+		}
+	}
+	if !hasNormal && p.Lit {
+		flatNormals(&p)
+	}
+	if p.Count() == 0 {
+		return p, fmt.Errorf("%s draws no vertices", path)
+	}
+	return p, nil
+}
+
+// flatNormals gives a triangle primitive without normals one normal per
+// face, as glTF requires: it unwelds the primitive into a plain triangle
+// list whose three vertices per triangle carry the face normal.
+func flatNormals(p *Primitive) {
+	n := p.Count()
+	at := func(k int) uint32 {
+		if p.Indices != nil {
+			return p.Indices[k]
+		}
+		return uint32(k)
+	}
+	var tris [][3]uint32
+	switch p.Mode {
+	case gl.TRIANGLES:
+		for k := 0; k+2 < n; k += 3 {
+			tris = append(tris, [3]uint32{at(k), at(k + 1), at(k + 2)})
+		}
+	case gl.TRIANGLE_STRIP:
+		for k := 0; k+2 < n; k++ {
+			if k%2 == 0 {
+				tris = append(tris, [3]uint32{at(k), at(k + 1), at(k + 2)})
+			} else {
+				tris = append(tris, [3]uint32{at(k + 1), at(k), at(k + 2)})
+			}
+		}
+	case gl.TRIANGLE_FAN:
+		for k := 1; k+1 < n; k++ {
+			tris = append(tris, [3]uint32{at(0), at(k), at(k + 1)})
+		}
+	}
+	src := p.Vertices
+	out := make([]float32, 0, len(tris)*3*ModelVertexFloats)
+	for _, t := range tris {
+		var q [3][3]float32
+		for c := 0; c < 3; c++ {
+			copy(q[c][:], src[int(t[c])*ModelVertexFloats:])
+		}
+		nrm := normalize(cross(sub(q[1], q[0]), sub(q[2], q[0])))
+		for c := 0; c < 3; c++ {
+			base := len(out)
+			out = append(out, src[int(t[c])*ModelVertexFloats:int(t[c]+1)*ModelVertexFloats]...)
+			copy(out[base+3:], nrm[:])
+		}
+	}
+	p.Mode, p.Vertices, p.Indices, p.IndexType = gl.TRIANGLES, out, nil, 0
+}
+
+// loadNodes walks the default scene's node trees (scene, else scenes[0],
+// else every root node) and makes an Instance for every node with a mesh.
+func (l *gltfLoader) loadNodes() error {
+	d := &l.doc
+	parent := make([]int, len(d.Nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	for i, n := range d.Nodes {
+		for j, c := range n.Children {
+			if c < 0 || c >= len(d.Nodes) {
+				return fmt.Errorf("nodes[%d].children[%d] = %d out of range (have %d nodes)", i, j, c, len(d.Nodes))
+			}
+			if c == i {
+				return fmt.Errorf("nodes[%d].children[%d]: a node cannot be its own child", i, j)
+			}
+			if parent[c] >= 0 {
+				return fmt.Errorf("nodes[%d].children[%d]: node %d already has a parent (nodes must form trees)", i, j, c)
+			}
+			parent[c] = i
+		}
+	}
+	var roots []int
+	switch {
+	case d.Scene != nil:
+		if *d.Scene < 0 || *d.Scene >= len(d.Scenes) {
+			return fmt.Errorf("scene %d out of range (have %d)", *d.Scene, len(d.Scenes))
+		}
+		roots = d.Scenes[*d.Scene].Nodes
+	case len(d.Scenes) > 0:
+		roots = d.Scenes[0].Nodes
+	default:
+		for i := range d.Nodes {
+			if parent[i] < 0 {
+				roots = append(roots, i)
+			}
+		}
+	}
+	seen := make([]bool, len(d.Nodes))
+	var walk func(i int, world vmath.Mat4, depth int) error
+	walk = func(i int, world vmath.Mat4, depth int) error {
+		if seen[i] {
+			return fmt.Errorf("nodes[%d] is reached twice (nodes must form trees)", i)
+		}
+		if depth > maxNodeDepth {
+			return fmt.Errorf("nodes[%d]: hierarchy deeper than %d", i, maxNodeDepth)
+		}
+		seen[i] = true
+		n := d.Nodes[i]
+		local, err := nodeMatrix(n, fmt.Sprintf("nodes[%d]", i))
+		if err != nil {
+			return err
+		}
+		world = vmath.Mul(world, local)
+		if n.Mesh != nil {
+			if *n.Mesh < 0 || *n.Mesh >= len(d.Meshes) {
+				return fmt.Errorf("nodes[%d].mesh %d out of range (have %d)", i, *n.Mesh, len(d.Meshes))
+			}
+			l.model.Instances = append(l.model.Instances, Instance{Mesh: *n.Mesh, Name: n.Name, World: world})
+		}
+		for _, c := range n.Children {
+			if err := walk(c, world, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for k, r := range roots {
+		if r < 0 || r >= len(d.Nodes) {
+			return fmt.Errorf("scenes[].nodes[%d] = %d out of range (have %d nodes)", k, r, len(d.Nodes))
+		}
+		if err := walk(r, vmath.Identity(), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeMatrix returns a node's local transform: its column-major matrix, or
+// T·R·S from translation, rotation (a unit quaternion x, y, z, w) and scale.
+func nodeMatrix(n gltfNode, path string) (vmath.Mat4, error) {
+	check := func(name string, v []float64, want int) error {
+		if v != nil && len(v) != want {
+			return fmt.Errorf("%s.%s has %d numbers, want %d", path, name, len(v), want)
+		}
+		for k, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e30 {
+				return fmt.Errorf("%s.%s[%d] = %v is not a usable number", path, name, k, x)
+			}
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    []float64
+		n    int
+	}{{"matrix", n.Matrix, 16}, {"translation", n.Translation, 3}, {"rotation", n.Rotation, 4}, {"scale", n.Scale, 3}} {
+		if err := check(f.name, f.v, f.n); err != nil {
+			return vmath.Mat4{}, err
+		}
+	}
+	if n.Matrix != nil {
+		var m vmath.Mat4
+		for k, x := range n.Matrix {
+			m[k] = float32(x)
+		}
+		return m, nil
+	}
+	m := vmath.Identity()
+	if q := n.Rotation; q != nil {
+		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		if l == 0 {
+			return m, fmt.Errorf("%s.rotation is the zero quaternion", path)
+		}
+		m = quatMatrix(q[0]/l, q[1]/l, q[2]/l, q[3]/l)
+	}
+	if s := n.Scale; s != nil {
+		m = vmath.Mul(m, vmath.Scale(float32(s[0]), float32(s[1]), float32(s[2])))
+	}
+	if t := n.Translation; t != nil {
+		m = vmath.Mul(vmath.Translate(float32(t[0]), float32(t[1]), float32(t[2])), m)
+	}
+	return m, nil
+}
+
+// quatMatrix returns the rotation matrix of the unit quaternion (x, y, z, w).
+func quatMatrix(x, y, z, w float64) vmath.Mat4 {
+	m := vmath.Identity()
+	m[0] = float32(1 - 2*(y*y+z*z))
+	m[1] = float32(2 * (x*y + z*w))
+	m[2] = float32(2 * (x*z - y*w))
+	m[4] = float32(2 * (x*y - z*w))
+	m[5] = float32(1 - 2*(x*x+z*z))
+	m[6] = float32(2 * (y*z + x*w))
+	m[8] = float32(2 * (x*z + y*w))
+	m[9] = float32(2 * (y*z - x*w))
+	m[10] = float32(1 - 2*(x*x+y*y))
+	return m
+}
