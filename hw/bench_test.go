@@ -17,6 +17,47 @@ func BenchmarkRasterFill(b *testing.B) {
 			verts:    []testVertex{{x: -1, y: -1, w: 1}, {x: 1, y: -1, w: 1}, {x: -1, y: 1, w: 1}, {x: 1, y: 1, w: 1}}})
 	}
 	_, pf := k.prepareFrame(&testFrame{width: 512, height: 512, draws: draws})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k.runFrame(pf)
+	}
+	b.ReportMetric(float64(b.N)*10*512*512/b.Elapsed().Seconds()/1e6, "Mpixels/s")
+}
+
+// BenchmarkRasterBlend is BenchmarkRasterFill with the "blend" scene's
+// SRC_ALPHA / ONE_MINUS_SRC_ALPHA blending: the TLB blend path.
+func BenchmarkRasterBlend(b *testing.B) {
+	k := newTestKernel(b, 0, 128<<20)
+	blend := []cl.Record{cl.BlendConfig{Enable: true, SrcRGB: cl.BlendFactorSrcAlpha, DstRGB: cl.BlendFactorOneMinusSrcAlpha,
+		SrcAlpha: cl.BlendFactorSrcAlpha, DstAlpha: cl.BlendFactorOneMinusSrcAlpha}}
+	var draws []testDraw
+	for i := 0; i < 10; i++ {
+		draws = append(draws, testDraw{mode: cl.PrimTriangleStrip, fs: testFSUniform, state: blend,
+			uniforms: []float32{float32(i) / 10, 0.5, 0.25, 0.5},
+			verts:    []testVertex{{x: -1, y: -1, w: 1}, {x: 1, y: -1, w: 1}, {x: -1, y: 1, w: 1}, {x: 1, y: 1, w: 1}}})
+	}
+	_, pf := k.prepareFrame(&testFrame{width: 512, height: 512, draws: draws})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k.runFrame(pf)
+	}
+	b.ReportMetric(float64(b.N)*10*512*512/b.Elapsed().Seconds()/1e6, "Mpixels/s")
+}
+
+// BenchmarkRasterVaryings fills with ten perspective quads (w varies across
+// each) whose four varyings reach the colour: the plane-equation and
+// perspective-division path of emitQuad.
+func BenchmarkRasterVaryings(b *testing.B) {
+	k := newTestKernel(b, 0, 128<<20)
+	var draws []testDraw
+	for i := 0; i < 10; i++ {
+		draws = append(draws, testDraw{mode: cl.PrimTriangleStrip,
+			verts: []testVertex{{x: -1, y: -1, w: 1, r: 1, a: 1}, {x: 2, y: -2, w: 2, g: 1, a: 1}, {x: -1, y: 1, w: 1, b: 1, a: 1}, {x: 2, y: 2, w: 2, r: 0.5, a: 0.5}}})
+	}
+	_, pf := k.prepareFrame(&testFrame{width: 512, height: 512, draws: draws})
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k.runFrame(pf)

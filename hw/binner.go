@@ -50,9 +50,10 @@ type binState struct {
 }
 
 type binner struct {
-	g *GPU
-	e *engine
-	m *mmu
+	g    *GPU
+	e    *engine
+	m    *mmu
+	perf perfCounts // added to GPU.perf when a bin job ends
 
 	cl   []byte
 	st   binState
@@ -103,6 +104,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 		return clErrorf("bin CL of %d bytes exceeds %d", size, maxCLBytes)
 	}
 	b.gen = gen
+	defer b.perf.flushTo(b.g)
 	b.cl = growBytes(b.cl, int(size))
 	if f := b.m.read(va, b.cl); f != nil {
 		return f
@@ -477,8 +479,8 @@ func (b *binner) shadeVertices() error {
 		if err := runShader(b.core, b.m, prog, bt); err != nil {
 			return err
 		}
-		b.g.perf.qpuInstructions.Add(bt.Instructions)
-		b.g.perf.vertices.Add(uint64(cnt))
+		b.perf.qpuInstructions += bt.Instructions
+		b.perf.vertices += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]
 			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]
@@ -556,8 +558,13 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		return nil
 	}
 	b.primCount++
-	if b.primCount&1023 == 0 && b.e.aborted(b.gen) {
-		return errAborted
+	if b.primCount&1023 == 0 {
+		if b.e.aborted(b.gen) {
+			return errAborted
+		}
+		// Publish the counts as the work goes, not only at the end: the
+		// kernel's watchdog judges a hang by these counters not moving.
+		b.perf.flushTo(b.g)
 	}
 	s := &b.st
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
@@ -669,7 +676,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		} else if !s.cfgForward && !s.cfgReverse {
 			return nil
 		}
-		b.g.perf.triangles.Add(1)
+		b.perf.triangles++
 	case tilePrimPoint:
 		r := max(p0[4], 1)/2 + 1
 		minX, maxX, minY, maxY = minX-r, maxX+r, minY-r, maxY+r

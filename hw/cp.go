@@ -10,30 +10,42 @@ import (
 )
 
 // engine is one command processor: a goroutine that reads ring packets
-// from RPTR to WPTR and executes them.
+// from RPTR to WPTR of its rings and executes them. It arbitrates between
+// its rings at packet boundaries: before each packet it takes the
+// highest-priority ring with a packet it can execute now. An indirect
+// buffer, once started, runs to its end (no preemption inside an IB).
 type engine struct {
 	g  *GPU
 	id int
 
 	mu       sync.Mutex
-	base     uint32
-	size     uint32
-	rptr     uint32
-	wptr     uint32
+	rings    [NumPriorities]cpRing
 	resetGen uint64 // bumped by RESET; work started under an older gen is abandoned
 	// resetSeen mirrors resetGen for the hot loops, which poll it without
 	// taking mu (a shader-heavy primitive can take milliseconds, so the
 	// renderer checks often enough that RESET stops a job promptly).
 	resetSeen atomic.Uint64
+	// status is CP_STATUS: CPStatusBusy | ring priority while a packet runs.
+	status atomic.Uint32
 
 	doorbell  chan struct{}
-	waitTimer *time.Timer // reused by WAIT_MEM
+	waitTimer *time.Timer // reused while rings stall on WAIT_MEM
 	mmu       *mmu
+	mmuRing   int     // the ring whose SET_CONTEXT e.mmu holds; -1 none
 	bin       *binner // BIN engine only
 }
 
+// cpRing is one ring's registers and the context its SET_CONTEXT selected.
+// Each ring keeps its own context so that switching rings between packets
+// cannot run one ring's IB in another ring's address space.
+type cpRing struct {
+	base, size, rptr, wptr uint32
+	ctx, l1                uint32
+	hasCtx                 bool
+}
+
 func newEngine(g *GPU, id int) *engine {
-	e := &engine{g: g, id: id, doorbell: make(chan struct{}, 1), mmu: newMMU(g.mem, id)}
+	e := &engine{g: g, id: id, doorbell: make(chan struct{}, 1), mmu: newMMU(g.mem, id), mmuRing: -1}
 	if id == EngineBin {
 		e.bin = newBinner(g, e)
 	}
@@ -47,43 +59,48 @@ func (e *engine) ring() {
 	}
 }
 
-func (e *engine) writeReg(off Reg, v uint32) {
+func (e *engine) writeReg(p int, off Reg, v uint32) {
 	e.mu.Lock()
+	r := &e.rings[p]
 	switch off {
-	case 0x0:
-		e.base = v &^ pageMask
-	case 0x4:
-		e.size = v
-	case 0xC:
-		e.wptr = v
+	case ringRegBaseOff:
+		r.base = v &^ pageMask
+	case ringRegSizeOff:
+		r.size = v
+	case ringRegWptrOff:
+		r.wptr = v
 	}
 	e.mu.Unlock()
-	if off == 0xC {
+	if off == ringRegWptrOff {
 		e.ring()
 	}
 }
 
-func (e *engine) readReg(off Reg) uint32 {
+func (e *engine) readReg(p int, off Reg) uint32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	r := &e.rings[p]
 	switch off {
-	case 0x0:
-		return e.base
-	case 0x4:
-		return e.size
-	case 0x8:
-		return e.rptr
-	case 0xC:
-		return e.wptr
+	case ringRegBaseOff:
+		return r.base
+	case ringRegSizeOff:
+		return r.size
+	case ringRegRptrOff:
+		return r.rptr
+	case ringRegWptrOff:
+		return r.wptr
 	}
 	return 0
 }
 
+// reset abandons the work of every ring of the engine.
 func (e *engine) reset() {
 	e.mu.Lock()
 	e.resetGen++
 	e.resetSeen.Store(e.resetGen)
-	e.rptr = e.wptr
+	for p := range e.rings {
+		e.rings[p].rptr = e.rings[p].wptr
+	}
 	e.mu.Unlock()
 	e.ring()
 }
@@ -114,78 +131,144 @@ const maxPacketPayload = 3
 
 func (e *engine) run() {
 	defer e.g.wg.Done()
-	var payload [maxPacketPayload]uint32
 	for {
-		select {
-		case <-e.g.quit:
+		if e.g.closed.Load() {
 			return
-		case <-e.doorbell:
 		}
-		for {
-			if e.g.closed.Load() {
+		ran, stalled := e.step()
+		if ran {
+			continue
+		}
+		if !stalled {
+			select {
+			case <-e.g.quit:
 				return
+			case <-e.doorbell:
 			}
-			e.mu.Lock()
-			base, size, rptr, wptr, gen := e.base, e.size, e.rptr, e.wptr, e.resetGen
-			e.mu.Unlock()
-			if size < 4096 || size&(size-1) != 0 || uint64(base)+uint64(size) > uint64(len(e.g.mem)) {
-				if rptr != wptr {
-					// An unusable ring: report it and drop the contents.
-					e.g.raise(IntrCLError)
-					e.finish(gen, wptr)
-				}
-				break
-			}
-			rptr &= size - 1
-			wptr &= size - 1
-			if rptr == wptr {
-				break
-			}
-			avail := ((wptr - rptr) & (size - 1)) / 4
-			word := func(i uint32) uint32 {
-				return binary.LittleEndian.Uint32(e.g.mem[base+(rptr+4*i)&(size-1):])
-			}
-			hdr := word(0)
-			count := hdr & 0xFFFF
-			op := (hdr >> 16) & 0xFF
-			if hdr>>28 != 7 || (hdr>>24)&0xF != 0 {
-				e.g.raise(IntrCLError)
-				e.finish(gen, rptr+4)
-				continue
-			}
-			if count+1 > avail {
-				e.g.raise(IntrCLError)
-				e.finish(gen, wptr)
-				continue
-			}
-			next := rptr + 4*(count+1)
-			if op != PktNOP {
-				if count > maxPacketPayload {
-					e.g.raise(IntrCLError)
-					e.finish(gen, next)
-					continue
-				}
-				for i := uint32(0); i < count; i++ {
-					payload[i] = word(1 + i)
-				}
-			}
-			e.execute(op, payload[:min(count, maxPacketPayload)], gen)
-			e.finish(gen, next)
+			continue
 		}
+		// Some ring waits on a semaphore. Register as a memory waiter
+		// first, then look again, so a SIGNAL between the two is not lost.
+		ch := e.g.memWaitBegin()
+		if ran, _ = e.step(); ran {
+			e.g.memWaitEnd()
+			continue
+		}
+		if e.waitTimer == nil {
+			e.waitTimer = time.NewTimer(waitMemPoll)
+		} else {
+			e.waitTimer.Reset(waitMemPoll)
+		}
+		select {
+		case <-ch:
+		case <-e.doorbell:
+		case <-e.waitTimer.C:
+		case <-e.g.quit:
+		}
+		e.waitTimer.Stop()
+		e.g.memWaitEnd()
 	}
 }
 
-// finish advances RPTR unless a RESET moved it meanwhile.
-func (e *engine) finish(gen uint64, next uint32) {
+// step executes at most one packet: the head packet of the highest-priority
+// ring that can run now. A WAIT_MEM whose condition does not hold leaves its
+// ring stalled (RPTR stays at it) and lets lower rings run; it is
+// re-evaluated before every later packet. step reports whether it executed
+// or consumed anything, and whether a ring is stalled.
+func (e *engine) step() (ran, stalled bool) {
+	var payload [maxPacketPayload]uint32
+	for p := NumPriorities - 1; p >= 0; p-- {
+		e.mu.Lock()
+		r := e.rings[p]
+		gen := e.resetGen
+		e.mu.Unlock()
+		base, size, rptr, wptr := r.base, r.size, r.rptr, r.wptr
+		if size < 4096 || size&(size-1) != 0 || uint64(base)+uint64(size) > uint64(len(e.g.mem)) {
+			if rptr != wptr {
+				// An unusable ring: report it and drop the contents.
+				e.g.raise(IntrCLError)
+				e.finish(p, gen, wptr)
+				return true, false
+			}
+			continue
+		}
+		rptr &= size - 1
+		wptr &= size - 1
+		if rptr == wptr {
+			continue
+		}
+		avail := ((wptr - rptr) & (size - 1)) / 4
+		word := func(i uint32) uint32 {
+			return binary.LittleEndian.Uint32(e.g.mem[base+(rptr+4*i)&(size-1):])
+		}
+		hdr := word(0)
+		count := hdr & 0xFFFF
+		op := (hdr >> 16) & 0xFF
+		if hdr>>28 != 7 || (hdr>>24)&0xF != 0 {
+			e.g.raise(IntrCLError)
+			e.finish(p, gen, rptr+4)
+			return true, false
+		}
+		if count+1 > avail {
+			e.g.raise(IntrCLError)
+			e.finish(p, gen, wptr)
+			return true, false
+		}
+		next := rptr + 4*(count+1)
+		if op != PktNOP {
+			if count > maxPacketPayload {
+				e.g.raise(IntrCLError)
+				e.finish(p, gen, next)
+				return true, false
+			}
+			for i := uint32(0); i < count; i++ {
+				payload[i] = word(1 + i)
+			}
+		}
+		args := payload[:min(count, maxPacketPayload)]
+		e.useRing(p)
+		if op == PktWaitMem && len(args) >= 2 && !e.waitMemPassed(args[0], args[1]) {
+			stalled = true
+			continue
+		}
+		e.status.Store(CPStatusBusy | uint32(p))
+		e.execute(p, op, args, gen)
+		e.status.Store(0)
+		e.finish(p, gen, next)
+		return true, false
+	}
+	return false, stalled
+}
+
+// useRing points the engine's MMU at ring p's context.
+func (e *engine) useRing(p int) {
+	if e.mmuRing == p {
+		return
+	}
 	e.mu.Lock()
-	if e.resetGen == gen && e.size != 0 {
-		e.rptr = next & (e.size - 1)
+	r := e.rings[p]
+	e.mu.Unlock()
+	if r.hasCtx {
+		e.mmu.setContext(r.ctx, r.l1)
+	} else {
+		e.mmu.ctx, e.mmu.l1, e.mmu.hasTable = 0, 0, false
+		e.mmu.flush()
+	}
+	e.mmuRing = p
+}
+
+// finish advances ring p's RPTR unless a RESET moved it meanwhile.
+func (e *engine) finish(p int, gen uint64, next uint32) {
+	e.mu.Lock()
+	r := &e.rings[p]
+	if e.resetGen == gen && r.size != 0 {
+		r.rptr = next & (r.size - 1)
 	}
 	e.mu.Unlock()
 }
 
 // execute runs one packet; errors are reported through interrupts.
-func (e *engine) execute(op uint32, p []uint32, gen uint64) {
+func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 	want := 0
 	switch op {
 	case PktNOP:
@@ -204,7 +287,12 @@ func (e *engine) execute(op uint32, p []uint32, gen uint64) {
 	}
 	switch op {
 	case PktSetContext:
+		e.mu.Lock()
+		r := &e.rings[ring]
+		r.ctx, r.l1, r.hasCtx = p[0], p[1], true
+		e.mu.Unlock()
 		e.mmu.setContext(p[0], p[1])
+		e.mmuRing = ring
 	case PktIndirectBuffer:
 		e.mmu.flush()
 		var err error
@@ -242,7 +330,8 @@ func (e *engine) execute(op uint32, p []uint32, gen uint64) {
 		}
 		e.g.notifyMemChanged()
 	case PktWaitMem:
-		e.waitMem(p[0], p[1], gen)
+		// step runs a WAIT_MEM only once its condition holds, or when the
+		// load faulted: waitMemPassed reports the fault and lets it pass.
 	}
 }
 
@@ -264,39 +353,18 @@ func (e *engine) report(err error) {
 	}
 }
 
-// waitMemPoll is how often a WAIT_MEM re-reads memory when nothing has
-// signalled it: the CPU may write a semaphore without ringing a doorbell.
+// waitMemPoll is how often a stalled WAIT_MEM re-reads memory when nothing
+// has signalled it: the CPU may write a semaphore without ringing a doorbell.
 const waitMemPoll = 2 * time.Millisecond
 
-func (e *engine) waitMem(va, ref uint32, gen uint64) {
-	for {
-		ch := e.g.memWaitBegin()
-		v, f := e.mmu.loadSync32(va)
-		if f != nil {
-			e.g.memWaitEnd()
-			e.g.fault(f)
-			return
-		}
-		if int32(v-ref) >= 0 || e.aborted(gen) {
-			e.g.memWaitEnd()
-			return
-		}
-		if e.waitTimer == nil {
-			e.waitTimer = time.NewTimer(waitMemPoll)
-		} else {
-			e.waitTimer.Reset(waitMemPoll)
-		}
-		quit := false
-		select {
-		case <-ch:
-		case <-e.waitTimer.C:
-		case <-e.g.quit:
-			quit = true
-		}
-		e.waitTimer.Stop()
-		e.g.memWaitEnd()
-		if quit {
-			return
-		}
+// waitMemPassed evaluates WAIT_MEM(va, ref) in the current ring's context:
+// true when int32(mem[va] − ref) ≥ 0, or when the load faults (the fault is
+// reported and the packet is skipped, as a faulting packet always is).
+func (e *engine) waitMemPassed(va, ref uint32) bool {
+	v, f := e.mmu.loadSync32(va)
+	if f != nil {
+		e.g.fault(f)
+		return true
 	}
+	return int32(v-ref) >= 0
 }

@@ -14,11 +14,14 @@
 //   - gpu.go, regs.go: registers, the interrupt line (a goroutine calls the
 //     handler whenever an enabled bit is raised), performance counters, the
 //     nanosecond timestamp and RESET.
-//   - cp.go: one command processor goroutine per engine, woken by the
-//     RING_WPTR doorbell, executing PM4 type-7 packets. WAIT_MEM sleeps on a
-//     broadcast channel closed by every SIGNAL, EVENT_WRITE, finished job and
-//     register write (plus a 2 ms re-check for CPU writes). Semaphore words
-//     are accessed atomically.
+//   - cp.go: one command processor goroutine per engine serving one ring
+//     per priority, woken by the RING_WPTR doorbells, executing PM4 type-7
+//     packets. Before each packet it takes the highest-priority ring whose
+//     head packet can run (no preemption inside an IB); each ring keeps its
+//     own SET_CONTEXT. A WAIT_MEM that does not pass stalls only its ring;
+//     with nothing else to run the CP sleeps on a broadcast channel closed
+//     by every SIGNAL, EVENT_WRITE, finished job and register write (plus a
+//     2 ms re-check for CPU writes). Semaphore words are accessed atomically.
 //   - binner.go: the binner (PTB). It runs the coordinate shader once per
 //     vertex of a primitive record's index range (or per index position when
 //     the range is sparse), assembles the seven GL modes, rejects primitives

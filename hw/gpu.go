@@ -194,9 +194,8 @@ func (g *GPU) memWaitEnd() {
 
 // WriteReg writes a register. Writes to read-only registers are ignored.
 func (g *GPU) WriteReg(r Reg, v uint32) {
-	if r >= ringRegBase && r < ringRegBase+numEngines*ringRegStride {
-		e := g.engines[(r-ringRegBase)/ringRegStride]
-		e.writeReg((r-ringRegBase)%ringRegStride, v)
+	if e, p, off, ok := decodeRingReg(r); ok {
+		g.engines[e].writeReg(p, off, v)
 		// The kernel often updates a semaphore from the CPU and then rings
 		// a doorbell; let waiters look again.
 		g.notifyMemChanged()
@@ -237,9 +236,11 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 
 // ReadReg reads a register; unknown registers read as 0.
 func (g *GPU) ReadReg(r Reg) uint32 {
-	if r >= ringRegBase && r < ringRegBase+numEngines*ringRegStride {
-		e := g.engines[(r-ringRegBase)/ringRegStride]
-		return e.readReg((r - ringRegBase) % ringRegStride)
+	if e, p, off, ok := decodeRingReg(r); ok {
+		return g.engines[e].readReg(p, off)
+	}
+	if r >= cpStatusRegBase && r < cpStatusRegBase+4*numEngines && r%4 == 0 {
+		return g.engines[(r-cpStatusRegBase)/4].status.Load()
 	}
 	lo := func(c *atomic.Uint64) uint32 { return uint32(c.Load()) }
 	hi := func(c *atomic.Uint64) uint32 { return uint32(c.Load() >> 32) }
@@ -298,3 +299,27 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 
 // numQPUs: one binner thread slot plus one per render worker.
 func (g *GPU) numQPUs() int { return g.cores + 1 }
+
+// perfCounts accumulates one engine goroutine's performance counts and adds
+// them to the GPU's shared counters once per tile or bin job: an atomic add
+// per 16-lane batch from every render worker and per triangle from the
+// binner kept one cache line bouncing between the host cores.
+type perfCounts struct {
+	qpuInstructions, triangles, fragments, vertices uint64
+}
+
+func (p *perfCounts) flushTo(g *GPU) {
+	if p.qpuInstructions != 0 {
+		g.perf.qpuInstructions.Add(p.qpuInstructions)
+	}
+	if p.triangles != 0 {
+		g.perf.triangles.Add(p.triangles)
+	}
+	if p.fragments != 0 {
+		g.perf.fragments.Add(p.fragments)
+	}
+	if p.vertices != 0 {
+		g.perf.vertices.Add(p.vertices)
+	}
+	*p = perfCounts{}
+}

@@ -7,6 +7,8 @@ import (
 	mbits "math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
 )
 
 const (
@@ -211,16 +213,20 @@ func (m *mmu) Write32(va uint32, v uint32) bool { return m.write32(va, v) == nil
 
 func f32bits(v uint32) float32 { return math.Float32frombits(v) }
 
-// Page implements qpu.PageMem: the whole 4 KiB page holding va, so the TMU
-// reads texels without an interface call per lane.
-func (m *mmu) Page(va uint32) ([]byte, bool) {
-	pa, f := m.translate(va, false)
+// Page implements qpu.PageMem: the whole 4 KiB page holding va, checked
+// for writing when write is set, so the TMU reads texels, uniforms and
+// direct loads without an interface call per access. A fault is recorded
+// exactly as translate records it.
+func (m *mmu) Page(va uint32, write bool) ([]byte, bool) {
+	pa, f := m.translate(va, write)
 	if f != nil {
 		return nil, false
 	}
 	base := pa &^ pageMask
 	return m.mem[base : base+pageSize], true
 }
+
+var _ qpu.PageMem = (*mmu)(nil)
 
 // loadSync32 and storeSync32 access semaphore and fence words (WAIT_MEM,
 // SIGNAL, EVENT_WRITE) atomically: the two engines and the CPU touch them

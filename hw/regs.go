@@ -3,30 +3,83 @@ package hw
 // Reg is the offset of a 32-bit GPU register (docs/hardware.md §2).
 type Reg uint32
 
-// Engines. Each engine has one ring and one command processor.
+// Engines. Each engine has one command processor serving one ring per
+// priority level.
 const (
 	EngineBin    = 0
 	EngineRender = 1
 	numEngines   = 2
 )
 
-// Per-engine ring registers live at 0x100 + engine·0x10.
+// Ring priority levels. Priority 0 is the ring the register map has always
+// had; a command processor serves higher levels first (docs/hardware.md §3).
 const (
-	ringRegBase   Reg = 0x100
-	ringRegStride Reg = 0x10
+	PriorityNormal = 0
+	PriorityHigh   = 1
+	NumPriorities  = 2
 )
 
-// RegRingBase is the PA of engine e's ring (page aligned).
-func RegRingBase(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x0 }
+// Ring registers of (engine e, priority p) live at
+// 0x100 + p·0x20 + e·0x10, so priority 0 keeps the original offsets.
+const (
+	ringRegBase     Reg = 0x100
+	ringRegStride   Reg = 0x10 // between engines
+	ringPrioStride  Reg = numEngines * ringRegStride
+	ringRegEnd          = ringRegBase + NumPriorities*ringPrioStride
+	ringRegBaseOff  Reg = 0x0
+	ringRegSizeOff  Reg = 0x4
+	ringRegRptrOff  Reg = 0x8
+	ringRegWptrOff  Reg = 0xC
+	cpStatusRegBase Reg = 0x900
+)
 
-// RegRingSize is engine e's ring size in bytes (power of two, ≥ 4096).
-func RegRingSize(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x4 }
+func ringReg(e, p int, off Reg) Reg {
+	return ringRegBase + Reg(p)*ringPrioStride + Reg(e)*ringRegStride + off
+}
 
-// RegRingRptr is engine e's read pointer (byte offset), read only.
-func RegRingRptr(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0x8 }
+// decodeRingReg splits a ring register into engine, priority and offset.
+func decodeRingReg(r Reg) (e, p int, off Reg, ok bool) {
+	if r < ringRegBase || r >= ringRegEnd {
+		return 0, 0, 0, false
+	}
+	r -= ringRegBase
+	return int(r % ringPrioStride / ringRegStride), int(r / ringPrioStride), r % ringRegStride, true
+}
 
-// RegRingWptr is engine e's write pointer; writing it rings the doorbell.
-func RegRingWptr(e int) Reg { return ringRegBase + Reg(e)*ringRegStride + 0xC }
+// RegRingBase is the PA of engine e's priority-0 ring (page aligned).
+func RegRingBase(e int) Reg { return ringReg(e, 0, ringRegBaseOff) }
+
+// RegRingSize is engine e's priority-0 ring size in bytes (power of two, ≥ 4096).
+func RegRingSize(e int) Reg { return ringReg(e, 0, ringRegSizeOff) }
+
+// RegRingRptr is engine e's priority-0 read pointer (byte offset), read only.
+func RegRingRptr(e int) Reg { return ringReg(e, 0, ringRegRptrOff) }
+
+// RegRingWptr is engine e's priority-0 write pointer; writing it rings the doorbell.
+func RegRingWptr(e int) Reg { return ringReg(e, 0, ringRegWptrOff) }
+
+// RegPrioRingBase is RING_BASE of engine e's priority-p ring.
+func RegPrioRingBase(e, p int) Reg { return ringReg(e, p, ringRegBaseOff) }
+
+// RegPrioRingSize is RING_SIZE of engine e's priority-p ring.
+func RegPrioRingSize(e, p int) Reg { return ringReg(e, p, ringRegSizeOff) }
+
+// RegPrioRingRptr is RING_RPTR of engine e's priority-p ring.
+func RegPrioRingRptr(e, p int) Reg { return ringReg(e, p, ringRegRptrOff) }
+
+// RegPrioRingWptr is RING_WPTR of engine e's priority-p ring (its doorbell).
+func RegPrioRingWptr(e, p int) Reg { return ringReg(e, p, ringRegWptrOff) }
+
+// RegCPStatus is engine e's CP_STATUS (read only): CPStatusBusy while the
+// command processor executes a packet, with the priority of that packet's
+// ring in CPStatusPriorityMask. A ring stalled on WAIT_MEM is not busy.
+func RegCPStatus(e int) Reg { return cpStatusRegBase + 4*Reg(e) }
+
+// CP_STATUS fields.
+const (
+	CPStatusBusy         uint32 = 1 << 31
+	CPStatusPriorityMask uint32 = 0xF
+)
 
 // Global registers.
 const (

@@ -80,6 +80,7 @@ func (r *renderer) run(e *engine, va, size uint32, gen uint64) error {
 	for i := 0; i < n; i++ {
 		w := r.workers[i]
 		w.m.copyContext(e.mmu)
+		w.core.FlushPages()
 		w.cfg = cfg
 		wg.Add(1)
 		go func() {

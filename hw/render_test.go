@@ -325,3 +325,28 @@ func TestPerspectiveCorrectVaryings(t *testing.T) {
 		t.Fatalf("r at the bottom-edge midpoint = %d, want ≈ 64 (perspective-correct)", p[0])
 	}
 }
+
+// TestStencilTwoSidedWithoutFrontFacingRead: the stencil face follows the
+// primitive's facing even when the fragment shader does not read
+// FRONT_FACING (the rasteriser skips inputs a shader does not read, but not
+// this one while stencil is on).
+func TestStencilTwoSidedWithoutFrontFacingRead(t *testing.T) {
+	const W, H = 64, 64
+	cfg := cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, StencilEnable: true}
+	st := []cl.Record{cfg,
+		cl.StencilConfig{Face: cl.FaceFront, Func: cl.CompareAlways, Ref: 1, ValueMask: 0xFF, WriteMask: 0xFF, DepthPass: cl.StencilOpReplace},
+		cl.StencilConfig{Face: cl.FaceBack, Func: cl.CompareAlways, Ref: 2, ValueMask: 0xFF, WriteMask: 0xFF, DepthPass: cl.StencilOpReplace}}
+	k := newTestKernel(t, 1, 16<<20)
+	res := k.renderFrame(&testFrame{width: W, height: H, draws: []testDraw{{
+		mode: cl.PrimTriangles, fs: testFSUniform, uniforms: []float32{1, 1, 1, 1}, state: st,
+		verts: []testVertex{
+			{x: -0.9, y: -0.9, w: 1}, {x: -0.1, y: -0.9, w: 1}, {x: -0.9, y: 0.9, w: 1}, // counter-clockwise: front
+			{x: 0.1, y: -0.9, w: 1}, {x: 0.1, y: 0.9, w: 1}, {x: 0.9, y: -0.9, w: 1}, // clockwise: back
+		}}}})
+	if s := res.zs[(20*W+8)*4+3]; s != 1 {
+		t.Errorf("front-facing triangle: stencil %d, want 1", s)
+	}
+	if s := res.zs[(20*W+40)*4+3]; s != 2 {
+		t.Errorf("back-facing triangle: stencil %d, want 2", s)
+	}
+}

@@ -99,6 +99,7 @@ type worker struct {
 	srValid  bool
 	vsProg   *qpu.Program
 	fsProg   *qpu.Program
+	fsIn     qpu.FragmentInputs // what fsProg reads: emitQuad fills only those
 	programs map[uint32]*qpu.Program
 
 	prims   []segPrim
@@ -113,6 +114,8 @@ type worker struct {
 	clip clipper
 	ras  rasterState
 	frag fragBatch
+	perf perfCounts // added to GPU.perf at the end of each tile
+	memo blendMemo
 
 	rec [maxRecordSize]byte
 }
@@ -120,6 +123,9 @@ type worker struct {
 func newWorker(g *GPU, r *renderer, id int) *worker {
 	w := &worker{g: g, r: r, id: id, m: newMMU(g.mem, EngineRender)}
 	w.core = qpu.NewCore(w.m)
+	// Pages live until the next job start (renderer.run flushes them with
+	// the MMU's TLB): page tables do not change while a job runs.
+	w.core.RetainPages(true)
 	w.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
 	w.batch.VPMOut = make([]float32, 256*qpu.Lanes)
 	w.batch.Varyings = make([]float32, maxVaryings*qpu.Lanes)
@@ -131,6 +137,7 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 
 // renderTile renders one tile job.
 func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
+	defer w.perf.flushTo(w.g)
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
@@ -164,6 +171,7 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 // walk executes a tile list until RETURN_FROM_SUB_LIST.
 func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 	w.st = defaultRenderState()
+	w.memo.valid = false
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
@@ -212,6 +220,7 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 }
 
 func (w *worker) setState(r []byte) {
+	w.memo.valid = false
 	s := &w.st
 	switch r[0] {
 	case opGLShaderState:
@@ -292,6 +301,7 @@ func (w *worker) prepareShaders() error {
 	if w.fsProg, err = w.program(w.sr.fsCode); err != nil {
 		return err
 	}
+	w.fsIn = w.fsProg.ReadsFragmentInputs()
 	w.srVA, w.srCount, w.srValid = s.shaderVA, s.attrCount, true
 	w.vstride = 5 + w.sr.numVaryings
 	return nil
@@ -374,7 +384,11 @@ func (w *worker) flushSegment() error {
 	}
 	w.prims = w.prims[:0]
 	w.uniq = w.uniq[:0]
-	return w.flushFragments()
+	err := w.flushFragments()
+	// A segment is up to segMaxPrims primitives: publish its counts now so
+	// the kernel's watchdog sees a long tile making progress.
+	w.perf.flushTo(w.g)
+	return err
 }
 
 // shadeVertices runs the vertex shader on the segment's unique vertices.
@@ -406,8 +420,8 @@ func (w *worker) shadeVertices() error {
 		if err := runShader(w.core, w.m, w.vsProg, bt); err != nil {
 			return err
 		}
-		w.g.perf.qpuInstructions.Add(bt.Instructions)
-		w.g.perf.vertices.Add(uint64(cnt))
+		w.perf.qpuInstructions += bt.Instructions
+		w.perf.vertices += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			o := w.vout[(s+l)*w.vstride:]
 			o[0], o[1], o[2], o[3] = bt.VPMOut[l], bt.VPMOut[16+l], bt.VPMOut[32+l], bt.VPMOut[48+l]

@@ -17,6 +17,15 @@ type Options struct {
 	// valid only during the call.
 	Capture func(*Capture)
 
+	// starveLimit overrides how long a normal-priority job may head its
+	// ring without retiring before the dispatcher stops adding
+	// high-priority work (default defaultStarveLimit).
+	starveLimit time.Duration
+
+	// ringBytes overrides the size of each ring (tests use small rings to
+	// wrap them quickly); a power of two ≥ 4096.
+	ringBytes uint32
+
 	// pollPeriod overrides how often the dispatcher looks at the rings
 	// without an interrupt (tests use it to prove retirement follows the
 	// EVENT interrupt).
@@ -45,12 +54,30 @@ const (
 	ParamPerfTiles           // tiles rendered
 	ParamPerfFragments       // fragments shaded
 	ParamPerfVertices        // vertices shaded
+
+	ParamNumPriorities // context priority levels SetPriority accepts (2)
 )
 
 // GetParamArgs is the argument of File.GetParam.
 type GetParamArgs struct {
 	Param Param
 	Value uint64 // out
+}
+
+// Priority is a context's scheduling priority. Each engine has one ring per
+// priority; the command processors take the highest-priority ring with
+// work at every packet boundary (so between indirect buffers: a running
+// bin or render list is never preempted).
+type Priority uint32
+
+const (
+	PriorityNormal Priority = 0 // the default
+	PriorityHigh   Priority = 1 // ahead of all normal-priority work
+)
+
+// SetPriorityArgs is the argument of File.SetPriority.
+type SetPriorityArgs struct {
+	Priority Priority
 }
 
 // BO creation flags. None are defined yet; CreateBO rejects unknown bits.
@@ -162,9 +189,10 @@ type WaitBOArgs struct {
 
 // Capture is one job as the GPU will see it (Options.Capture).
 type Capture struct {
-	Context uint32           // the context id given to SET_CONTEXT
-	Fence   uint64           // the job's fence
-	Rings   map[int][]uint32 // engine → the packets written for this job
+	Context  uint32           // the context id given to SET_CONTEXT
+	Fence    uint64           // the job's fence
+	Priority Priority         // the rings the job went to
+	Rings    map[int][]uint32 // engine → the packets written for this job
 	// The lists in the job's exec buffer, after validation and relocation,
 	// with their GPU virtual addresses.
 	BinCL                []byte

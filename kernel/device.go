@@ -8,9 +8,16 @@ import (
 // Sizes the kernel picks.
 const (
 	// ringBytes: a job takes 36 bytes on BIN and 52 on RENDER; 64 KiB holds
-	// far more than maxInflight jobs, so ring space never limits dispatch.
+	// far more than maxInflight jobs, so ring space rarely limits dispatch
+	// (dispatch checks it all the same).
 	ringBytes   = 64 << 10
-	maxInflight = 256
+	maxInflight = 256 // jobs in each priority's rings
+	// defaultStarveLimit: how long a normal-priority job may head its ring
+	// without retiring before the dispatcher holds back new high-priority
+	// jobs (Options.starveLimit overrides it in tests). 100 ms is six
+	// frames at 60 Hz: long enough that a steady high-priority client keeps
+	// its latency, short enough that normal clients still move.
+	defaultStarveLimit = 100 * time.Millisecond
 	// maxActiveJobs bounds one context's queued + running jobs, so a
 	// client cannot pin unbounded memory in exec buffers; SubmitCL says
 	// EBUSY beyond it.
@@ -30,29 +37,34 @@ type Device struct {
 
 	mu        sync.Mutex // guards everything below, all Files, contexts, BOs and jobs
 	phys      *rangeAllocator
-	rings     [numEngines]*ring
+	rings     [numEngines][numPriorities]*ring
 	contexts  map[uint32]*gpuContext
 	nextCtxID uint32
 	rr        uint32 // round-robin position over context ids
 	seqno     uint64 // last fence issued
 	pending   map[uint64]*fence
-	failed    map[uint64]*Error // errors of signalled fences that failed
-	failedLog []uint64          // insertion order of failed, to bound it
-	inflight  []*job            // in ring order
-	// Jobs and pools abandoned by a reset; freed once both rings pass
+	failed    map[uint64]*Error     // errors of signalled fences that failed
+	failedLog []uint64              // insertion order of failed, to bound it
+	inflight  [numPriorities][]*job // per priority, in ring order
+	// Jobs and pools abandoned by a reset; freed once every ring passes
 	// zombieGate (see reapZombies).
 	zombies    []*job
 	zombieBOs  []*bo
-	zombieGate [numEngines]uint64
-	headSince  time.Time // when inflight[0] became the oldest job
+	zombieGate [numEngines][numPriorities]uint64
+	headSince  time.Time                // when a ring's oldest job last changed
+	ringHead   [numPriorities]time.Time // when inflight[p][0] became the head of its ring
 	// The watchdog's progress sample: the GPU's work counters and ring read
 	// pointers when they last changed, and when that was.
-	progress      [5]uint32
+	progress      [3 + numEngines*numPriorities]uint32
 	progressSince time.Time
-	numCores      uint32
-	numQPUs       uint32
-	closed        bool
-	overflows     int // overflow pools handed out on BIN_OOM, for tests and debugging
+	// What each engine was executing at the last watchdog sample (from
+	// CP_STATUS) and since when: the hard cap applies to one packet.
+	execJob   [numEngines]*job
+	execSince [numEngines]time.Time
+	numCores  uint32
+	numQPUs   uint32
+	closed    bool
+	overflows int // overflow pools handed out on BIN_OOM, for tests and debugging
 
 	// Interrupt state, filled by the handler on a GPU goroutine. The
 	// handler never takes mu, so the kernel may hold mu while it writes
@@ -68,9 +80,10 @@ type Device struct {
 
 type faultRecord struct{ va, ctx, status uint32 }
 
-// ring is one engine's ring buffer in physical memory.
+// ring is one (engine, priority) ring buffer in physical memory.
 type ring struct {
 	engine    int
+	prio      int
 	pa        uint32
 	size      uint32
 	submitted uint64 // bytes ever written; WPTR = submitted mod size
@@ -80,6 +93,7 @@ type ring struct {
 // queue of jobs waiting for dependencies, and guilt.
 type gpuContext struct {
 	id         uint32
+	prio       int // priority of the jobs it submits next (SetPriority)
 	as         *addressSpace
 	memstorePA uint32
 	queue      []*job
@@ -111,21 +125,29 @@ func newDevice(m machine, opts Options) *Device {
 	if d.numQPUs == 0 {
 		d.numQPUs = 1
 	}
+	if d.opts.starveLimit <= 0 {
+		d.opts.starveLimit = defaultStarveLimit
+	}
+	if d.opts.ringBytes < pageSize || d.opts.ringBytes&(d.opts.ringBytes-1) != 0 {
+		d.opts.ringBytes = ringBytes
+	}
 	for e := range d.rings {
-		pg, ok := d.phys.alloc(ringBytes>>pageShift, 1)
-		if !ok {
-			panic("BUG: kernel: GPU memory too small for the rings")
+		for p := range d.rings[e] {
+			pg, ok := d.phys.alloc(d.opts.ringBytes>>pageShift, 1)
+			if !ok {
+				panic("BUG: kernel: GPU memory too small for the rings")
+			}
+			r := &ring{engine: e, prio: p, pa: pg << pageShift, size: d.opts.ringBytes}
+			clear(mem[r.pa : r.pa+r.size])
+			d.rings[e][p] = r
+			// Start where the command processor is, so a reused GPU does
+			// not replay stale words.
+			d.m.WriteReg(regRingBase(e, p), r.pa)
+			d.m.WriteReg(regRingSize(e, p), r.size)
+			d.m.WriteReg(regRingWptr(e, p), 0)
+			r.submitted = uint64(d.m.ReadReg(regRingRptr(e, p)) & (r.size - 1))
+			d.m.WriteReg(regRingWptr(e, p), uint32(r.submitted))
 		}
-		r := &ring{engine: e, pa: pg << pageShift, size: ringBytes}
-		clear(mem[r.pa : r.pa+r.size])
-		d.rings[e] = r
-		// Start where the command processor is, so a reused GPU does not
-		// replay stale words.
-		d.m.WriteReg(regRingBase(e), r.pa)
-		d.m.WriteReg(regRingSize(e), r.size)
-		d.m.WriteReg(regRingWptr(e), 0)
-		r.submitted = uint64(d.m.ReadReg(regRingRptr(e)) & (r.size - 1))
-		d.m.WriteReg(regRingWptr(e), uint32(r.submitted))
 	}
 	d.m.SetInterruptHandler(d.onInterrupt)
 	d.m.WriteReg(regIntrEnable, intrAll)
@@ -151,10 +173,12 @@ func (d *Device) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	err := errorf(EIO, "device closed")
-	for _, j := range d.inflight {
-		d.finishJob(j, err)
+	for p := range d.inflight {
+		for _, j := range d.inflight[p] {
+			d.finishJob(j, err)
+		}
+		d.inflight[p] = nil
 	}
-	d.inflight = nil
 	for _, c := range d.contexts {
 		for _, j := range c.queue {
 			d.finishJob(j, err)
@@ -211,8 +235,10 @@ func (d *Device) destroyContextLocked(c *gpuContext) {
 	delete(d.contexts, c.id)
 }
 
-func (d *Device) memstoreSeqno(c *gpuContext) uint32 {
-	return loadSync32(d.mem, c.memstorePA+memstoreSeqno)
+// memstoreSeqno reads the fence word EVENT_WRITE updates for c's jobs on
+// the priority-p rings.
+func (d *Device) memstoreSeqno(c *gpuContext, p int) uint32 {
+	return loadSync32(d.mem, c.memstorePA+memstoreSeqnoAt(p))
 }
 
 // bo is a buffer object: physically contiguous pages mapped at va in one

@@ -2,7 +2,7 @@
 // carries the "Kernel" part of the architecture (vc4 DRM + KGSL shape).
 //
 // A Device owns the GPU: the physical page allocator for buffer objects, one
-// ring per engine, the memstore and inter-engine semaphores, the interrupt
+// ring per engine and priority level, the memstore and inter-engine semaphores, the interrupt
 // handler, the dispatcher goroutine and the watchdog. Clients Open a File;
 // every call on a File is ioctl-shaped: a plain-data argument struct in, the
 // results written back into it, handles instead of pointers, and failures
@@ -18,26 +18,37 @@
 // owns and generates the render control list itself from the render-target
 // description. Nothing unvalidated reaches the GPU.
 //
-// Scheduling follows the KGSL dispatcher: each context has a queue; a job
-// leaves it when its explicit in-fences and its implicit per-BO
-// dependencies (previous writer of a BO it reads; previous readers and
-// writer of a BO it writes) have signalled. The dispatcher then writes
+// Scheduling follows the KGSL dispatcher: each context has a queue (its
+// drawqueue) feeding the rings of its priority (File.SetPriority: normal or
+// high; each engine has one ring per level, like KGSL's per-priority
+// ringbuffers). A job leaves the queue when its explicit in-fences and its
+// implicit per-BO dependencies (previous writer of a BO it reads; previous
+// readers and writer of a BO it writes) have signalled, and when none of
+// its context's jobs is in flight at another priority, so a context's jobs
+// always run in order. The dispatcher serves the high rings first and then
+// writes, on the two rings of priority p,
 //
-//	BIN:    SET_CONTEXT; INDIRECT_BUFFER(bin CL);    SIGNAL(sem, seqno)
-//	RENDER: SET_CONTEXT; WAIT_MEM(sem, seqno); INDIRECT_BUFFER(render CL);
-//	        EVENT_WRITE(IRQ, memstore, seqno)
+//	BIN:    SET_CONTEXT; INDIRECT_BUFFER(bin CL);    SIGNAL(sem[p], seqno)
+//	RENDER: SET_CONTEXT; WAIT_MEM(sem[p], seqno); INDIRECT_BUFFER(render CL);
+//	        EVENT_WRITE(IRQ, memstore seqno[p], seqno)
 //
-// and rings the doorbell. A job retires when the render ring's read pointer
+// and rings the doorbells. The command processors prefer the high rings at
+// every packet boundary, and a render stalled on its semaphore does not hold
+// the engine, so a high-priority render never waits for a normal bin. A
+// normal job that has headed its ring for 100 ms without retiring holds
+// back new high-priority jobs until it retires, which bounds starvation.
+// A job retires when its render ring's read pointer
 // has reached its EVENT_WRITE (so its render list has finished) and its
 // context's memstore shows its seqno; the EVENT interrupt triggers the check
 // and a 10 ms poll backs it up. The read pointer is the hardware's word, the
 // memstore is writable by the context's own shaders, so a shader that forges
 // it cannot retire running work. A page fault marks the faulting context
 // guilty: its fences signal with EIO and later submissions from it fail;
-// other contexts continue. The watchdog resets the engines when the oldest
-// job runs longer than Options.JobTimeout, marks its context guilty and
-// replays the innocent jobs that were in the rings; memory of abandoned
-// jobs is freed only after both command processors have passed a marker
+// other contexts continue. The watchdog resets the engines when the GPU makes
+// no progress for Options.JobTimeout (or one list runs for 12 of them),
+// marks the context of the job an engine is executing (CP_STATUS) guilty and
+// replays the innocent jobs of every priority that were in the rings; memory
+// of abandoned jobs is freed only after every ring has passed a marker
 // written after the reset.
 //
 // Relocations. User space never sees a GPU address. Every address field
@@ -53,9 +64,10 @@
 //
 //	0x0000_0000 .. 0x0000_0FFF  never mapped (null guard)
 //	0x0000_1000 .. 0xEFFF_FFFF  the client's BOs (read/write)
-//	0xF000_0000 .. 0xF000_0FFF  the memstore page (reserved range, hardware.md §1):
-//	                            seqno at +0, timestamp at +8 (EVENT_WRITE),
-//	                            BIN→RENDER semaphore at +64 (SIGNAL / WAIT_MEM)
+//	0xF000_0000 .. 0xF000_0FFF  the memstore page (reserved range, hardware.md §1),
+//	                            per priority p: seqno at +16·p, timestamp at
+//	                            +16·p+8 (EVENT_WRITE), BIN→RENDER semaphore at
+//	                            +64+4·p (SIGNAL / WAIT_MEM)
 //	0xF000_1000 .. 0xFFFF_EFFF  kernel per-job memory: exec buffers (read only),
 //	                            tile allocation and overflow pools (read/write)
 //

@@ -16,13 +16,16 @@ import (
 // the coordinate shader's stream scripts misbehaviour: scriptFault makes
 // the binner read the VA in the second uniform, scriptHang spins until
 // RESET, scriptOOM exhausts the tile pool once and writes into the
-// overflow pool it receives.
+// overflow pool it receives. Like hw, each engine serves its priority
+// rings highest first at packet boundaries, each ring with its own
+// SET_CONTEXT, and a WAIT_MEM that does not pass stalls only its ring.
 type fakeGPU struct {
 	mem []byte
 
 	mu          sync.Mutex
-	base, size  [numEngines]uint32
-	rptr, wptr  [numEngines]uint32
+	base, size  [numEngines][numPriorities]uint32
+	rptr, wptr  [numEngines][numPriorities]uint32
+	status      [numEngines]uint32 // CP_STATUS
 	gen         [numEngines]uint64
 	intr        uint32
 	enable      uint32
@@ -73,16 +76,18 @@ func (g *fakeGPU) WriteReg(r reg, v uint32) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for e := 0; e < numEngines; e++ {
-		switch r {
-		case regRingBase(e):
-			g.base[e] = v
-		case regRingSize(e):
-			g.size[e] = v
-		case regRingWptr(e):
-			g.wptr[e] = v
-			select {
-			case g.bell[e] <- struct{}{}:
-			default:
+		for p := 0; p < numPriorities; p++ {
+			switch r {
+			case regRingBase(e, p):
+				g.base[e][p] = v
+			case regRingSize(e, p):
+				g.size[e][p] = v
+			case regRingWptr(e, p):
+				g.wptr[e][p] = v
+				select {
+				case g.bell[e] <- struct{}{}:
+				default:
+				}
 			}
 		}
 	}
@@ -110,8 +115,13 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for e := 0; e < numEngines; e++ {
-		if r == regRingRptr(e) {
-			return g.rptr[e]
+		for p := 0; p < numPriorities; p++ {
+			if r == regRingRptr(e, p) {
+				return g.rptr[e][p]
+			}
+		}
+		if r == regCPStatus(e) {
+			return g.status[e]
 		}
 	}
 	switch r {
@@ -231,48 +241,80 @@ func (g *fakeGPU) aborted(e int, gen uint64) bool {
 
 func (g *fakeGPU) run(e int) {
 	defer g.wg.Done()
-	m := &fakeMMU{g: g, engine: e}
+	var mmus [numPriorities]fakeMMU // each ring's SET_CONTEXT
+	for p := range mmus {
+		mmus[p] = fakeMMU{g: g, engine: e}
+	}
 	for {
+		ran, stalled := g.step(e, &mmus)
+		if ran {
+			continue
+		}
+		var poll <-chan time.Time
+		if stalled {
+			poll = time.After(50 * time.Microsecond)
+		}
 		select {
 		case <-g.quit:
 			return
 		case <-g.bell[e]:
-		}
-		for {
-			g.mu.Lock()
-			base, size, rptr, wptr, gen := g.base[e], g.size[e], g.rptr[e], g.wptr[e], g.gen[e]
-			g.mu.Unlock()
-			if rptr == wptr || size == 0 {
-				break
-			}
-			word := func(i uint32) uint32 {
-				return binary.LittleEndian.Uint32(g.mem[base+(rptr+4*i)&(size-1):])
-			}
-			hdr := word(0)
-			op, count, _ := cl.ParseRingHeader(hdr)
-			p := make([]uint32, count)
-			for i := range p {
-				p[i] = word(uint32(1 + i))
-			}
-			m.fault = nil
-			g.execute(e, m, op, p, gen)
-			if m.fault != nil {
-				g.mu.Lock()
-				g.faultVA, g.faultCtx = m.fault.va, m.ctx
-				g.faultStatus = uint32(e) << faultStatusEngineShift
-				if m.fault.write {
-					g.faultStatus |= faultStatusWrite
-				}
-				g.mu.Unlock()
-				g.raise(intrMMUFault)
-			}
-			g.mu.Lock()
-			if g.gen[e] == gen {
-				g.rptr[e] = (rptr + 4*uint32(1+count)) & (size - 1)
-			}
-			g.mu.Unlock()
+		case <-poll:
 		}
 	}
+}
+
+// step executes the head packet of engine e's highest-priority ring that
+// can run; a WAIT_MEM that does not pass leaves its ring stalled.
+func (g *fakeGPU) step(e int, mmus *[numPriorities]fakeMMU) (ran, stalled bool) {
+	for p := numPriorities - 1; p >= 0; p-- {
+		g.mu.Lock()
+		base, size, rptr, wptr, gen := g.base[e][p], g.size[e][p], g.rptr[e][p], g.wptr[e][p], g.gen[e]
+		g.mu.Unlock()
+		if rptr == wptr || size == 0 {
+			continue
+		}
+		word := func(i uint32) uint32 {
+			return binary.LittleEndian.Uint32(g.mem[base+(rptr+4*i)&(size-1):])
+		}
+		hdr := word(0)
+		op, count, _ := cl.ParseRingHeader(hdr)
+		pl := make([]uint32, count)
+		for i := range pl {
+			pl[i] = word(uint32(1 + i))
+		}
+		m := &mmus[p]
+		m.fault = nil
+		if op == cl.RingOpWaitMem && len(pl) >= 2 {
+			if v, ok := m.read32(pl[0]); ok && int32(v-pl[1]) < 0 {
+				stalled = true
+				continue
+			}
+		}
+		g.mu.Lock()
+		g.status[e] = cpStatusBusy | uint32(p)
+		g.mu.Unlock()
+		g.execute(e, m, op, pl, gen)
+		g.mu.Lock()
+		g.status[e] = 0
+		g.mu.Unlock()
+		if m.fault != nil {
+			g.mu.Lock()
+			g.faultVA, g.faultCtx = m.fault.va, m.ctx
+			g.faultStatus = uint32(e) << faultStatusEngineShift
+			if m.fault.write {
+				g.faultStatus |= faultStatusWrite
+			}
+			g.mu.Unlock()
+			g.raise(intrMMUFault)
+		}
+		g.mu.Lock()
+		if g.gen[e] == gen {
+			g.rptr[e][p] = (rptr + 4*uint32(1+count)) & (size - 1)
+		}
+		g.mu.Unlock()
+		return true, false
+	}
+	return false, stalled
 }
 
 func (g *fakeGPU) execute(e int, m *fakeMMU, op uint8, p []uint32, gen uint64) {
@@ -292,17 +334,7 @@ func (g *fakeGPU) execute(e int, m *fakeMMU, op uint8, p []uint32, gen uint64) {
 	case cl.RingOpSignal:
 		m.write32(p[0], p[1])
 	case cl.RingOpWaitMem:
-		for {
-			v, ok := m.read32(p[0])
-			if !ok || int32(v-p[1]) >= 0 || g.aborted(e, gen) {
-				return
-			}
-			select {
-			case <-g.quit:
-				return
-			case <-time.After(50 * time.Microsecond):
-			}
-		}
+		// step runs a WAIT_MEM only once it passes (or its load faulted).
 	case cl.RingOpEventWrite:
 		ts := uint64(time.Since(g.start))
 		if m.write32(p[1], p[2]) && m.write32(p[1]+8, uint32(ts)) && m.write32(p[1]+12, uint32(ts>>32)) && p[0]&1 != 0 {

@@ -50,6 +50,8 @@ func (f *File) GetParam(a *GetParamArgs) error {
 				break
 			}
 		}
+	case ParamNumPriorities:
+		a.Value = numPriorities
 	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
 		for {
@@ -63,6 +65,29 @@ func (f *File) GetParam(a *GetParamArgs) error {
 	default:
 		return errorf(EINVAL, "unknown param %d", a.Param)
 	}
+	return nil
+}
+
+// SetPriority sets the priority of the File's context for the jobs it
+// submits from now on; jobs already submitted keep theirs. An unknown
+// priority is EINVAL.
+//
+// Real drivers restrict high priority to privileged clients (KGSL and
+// msm check CAP_SYS_NICE) because it lets one client delay everybody
+// else's rendering. This kernel has no notion of privilege: any client may
+// ask. Normal work is not starved for long: a normal job that has headed
+// its ring for 100 ms without retiring stops the dispatcher from writing
+// more high-priority jobs until it retires.
+func (f *File) SetPriority(a *SetPriorityArgs) error {
+	if a.Priority >= numPriorities {
+		return errorf(EINVAL, "SetPriority: unknown priority %d (have %d levels)", a.Priority, numPriorities)
+	}
+	f.d.mu.Lock()
+	defer f.d.mu.Unlock()
+	if err := f.check(); err != nil {
+		return err
+	}
+	f.ctx.prio = int(a.Priority)
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzIoctls drives every ioctl-shaped File entry point — GetParam,
-// CreateBO, MmapBO, CloseBO, Wait, WaitBO and Close — with a program of
+// CreateBO, MmapBO, CloseBO, Wait, WaitBO, SetPriority and Close — with a program of
 // random calls and arguments from two clients on one device. Each call must
 // succeed or fail with a *Error; none may panic or hang, a mapping must
 // have the size asked for, and one client's handles never reach the
@@ -18,6 +18,7 @@ func FuzzIoctls(f *testing.F) {
 	f.Add([]byte{1, 0, 16, 0, 0, 2, 1, 0, 0, 0, 3, 1, 0, 0, 0, 4, 0, 5, 0, 0, 0, 0})
 	f.Add([]byte{0, 7, 1, 0, 255, 255, 255, 255, 2, 0, 9, 0, 0, 0, 3, 0, 1, 0, 0, 0, 6, 0})
 	f.Add([]byte{5, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 255, 255, 255, 255, 255, 255, 255, 255})
+	f.Add([]byte{7, 0, 1, 0, 0, 0, 7, 1, 2, 0, 0, 0, 6, 1})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		files := [2]*File{mustOpen(t, d), mustOpen(t, d)}
 		defer func() {
@@ -44,7 +45,7 @@ func FuzzIoctls(f *testing.F) {
 			}
 		}
 		for steps := 0; len(prog) >= 2 && steps < 64; steps++ {
-			op, who := prog[0]%7, int(prog[1]%2)
+			op, who := prog[0]%8, int(prog[1]%2)
 			prog = prog[2:]
 			fl := files[who]
 			if fl == nil {
@@ -85,12 +86,22 @@ func FuzzIoctls(f *testing.F) {
 				check("Wait", fl.Wait(&WaitArgs{Fence: uint64(u32()), Timeout: time.Duration(u32()%3) * time.Millisecond}))
 			case 5:
 				check("WaitBO", fl.WaitBO(&WaitBOArgs{Handle: u32() % 8, Timeout: time.Duration(u32()%3) * time.Millisecond}))
+			case 7:
+				p := Priority(u32() % 4)
+				err := fl.SetPriority(&SetPriorityArgs{Priority: p})
+				check("SetPriority", err)
+				if (err == nil) != (p < numPriorities) {
+					t.Fatalf("SetPriority(%d): %v", p, err)
+				}
 			case 6:
 				fl.Close()
 				files[who] = nil
 				// Every call on a closed file fails cleanly.
 				check("GetParam after Close", fl.GetParam(&GetParamArgs{Param: ParamNumCores}))
 				check("CreateBO after Close", fl.CreateBO(&CreateBOArgs{Size: 4096}))
+				if err := fl.SetPriority(&SetPriorityArgs{Priority: PriorityHigh}); !errors.Is(err, EINVAL) {
+					t.Fatalf("SetPriority after Close: %v", err)
+				}
 			}
 		}
 	})

@@ -29,8 +29,8 @@ func decodeRelocs(b []byte) []Reloc {
 	return rs
 }
 
-// FuzzSubmitCL submits random bin CLs, shader records and relocations to
-// a real hw.GPU, starting from a valid job that draws a triangle. Each must
+// FuzzSubmitCL submits random bin CLs, shader records and relocations, at a
+// random context priority, to a real hw.GPU, starting from a valid job that draws a triangle. Each must
 // be rejected with an *Error or run to completion (possibly failing with
 // EIO); neither may panic, hang, or touch another client's memory.
 func FuzzSubmitCL(f *testing.F) {
@@ -48,18 +48,26 @@ func FuzzSubmitCL(f *testing.F) {
 
 	seedFile := mustOpen(f, d)
 	a, _ := hwJob(f, seedFile, 64, 64, redFS, fullScreen, 1)
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0))
-	f.Add(a.BinCL[:20], a.ShaderRecords, encodeRelocs(a.Relocs[:3]), uint8(1), uint8(200), uint8(1))
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0))
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(1))
+	f.Add(a.BinCL[:20], a.ShaderRecords, encodeRelocs(a.Relocs[:3]), uint8(1), uint8(200), uint8(1), uint8(7))
 	a, _ = hwJob(f, seedFile, 64, 64, faultFS, fullScreen, 2)
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(33), uint8(65), uint8(0x12))
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(33), uint8(65), uint8(0x12), uint8(1))
 	seedFile.Close()
 
-	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags uint8) {
+	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags, prio uint8) {
 		file, err := d.Open()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer file.Close()
+		// Priorities 0 and 1 exist; anything else must be refused and
+		// leave the context as it was.
+		if err := file.SetPriority(&SetPriorityArgs{Priority: Priority(prio)}); (err == nil) != (prio < numPriorities) {
+			t.Fatalf("SetPriority(%d): %v", prio, err)
+		} else if err != nil && !errors.Is(err, EINVAL) {
+			t.Fatalf("SetPriority(%d): %v, want EINVAL", prio, err)
+		}
 		a, _ := hwJob(t, file, 64, 64, redFS, fullScreen, 1)
 		a.BinCL, a.ShaderRecords = bin, sr
 		a.Relocs = decodeRelocs(relocs)

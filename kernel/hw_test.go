@@ -16,10 +16,23 @@ import (
 
 func TestRegistersMatchHW(t *testing.T) {
 	for e := 0; e < numEngines; e++ {
-		if reg(hw.RegRingBase(e)) != regRingBase(e) || reg(hw.RegRingSize(e)) != regRingSize(e) ||
-			reg(hw.RegRingRptr(e)) != regRingRptr(e) || reg(hw.RegRingWptr(e)) != regRingWptr(e) {
+		if reg(hw.RegRingBase(e)) != regRingBase(e, 0) || reg(hw.RegRingSize(e)) != regRingSize(e, 0) ||
+			reg(hw.RegRingRptr(e)) != regRingRptr(e, 0) || reg(hw.RegRingWptr(e)) != regRingWptr(e, 0) {
 			t.Errorf("ring registers of engine %d differ from package hw", e)
 		}
+		for p := 0; p < numPriorities; p++ {
+			if reg(hw.RegPrioRingBase(e, p)) != regRingBase(e, p) || reg(hw.RegPrioRingSize(e, p)) != regRingSize(e, p) ||
+				reg(hw.RegPrioRingRptr(e, p)) != regRingRptr(e, p) || reg(hw.RegPrioRingWptr(e, p)) != regRingWptr(e, p) {
+				t.Errorf("ring registers of engine %d priority %d differ from package hw", e, p)
+			}
+		}
+		if reg(hw.RegCPStatus(e)) != regCPStatus(e) {
+			t.Errorf("CP_STATUS of engine %d differs from package hw", e)
+		}
+	}
+	if numPriorities != hw.NumPriorities || prioNormal != hw.PriorityNormal || prioHigh != hw.PriorityHigh ||
+		cpStatusBusy != hw.CPStatusBusy || cpStatusPrioMask != hw.CPStatusPriorityMask {
+		t.Error("priority levels or CP_STATUS fields differ from package hw")
 	}
 	pairs := []struct {
 		name string

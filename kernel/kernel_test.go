@@ -293,7 +293,7 @@ func TestValidSubmissionRenders(t *testing.T) {
 	}
 	// The exec and tile-allocation memory is freed at retirement.
 	d.mu.Lock()
-	inflight, pending := len(d.inflight), len(d.pending)
+	inflight, pending := d.numInflight(), len(d.pending)
 	d.mu.Unlock()
 	if inflight != 0 || pending != 0 {
 		t.Errorf("after retirement: %d in flight, %d pending", inflight, pending)
@@ -574,7 +574,7 @@ func TestImplicitAndExplicitSync(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	d.mu.Lock()
 	var inRings []uint64
-	for _, j := range d.inflight {
+	for _, j := range d.inflight[prioNormal] {
 		inRings = append(inRings, j.fence.seqno)
 	}
 	d.mu.Unlock()

@@ -16,10 +16,22 @@ type machine interface {
 // reg is a register offset, numerically equal to hw.Reg.
 type reg uint32
 
-func regRingBase(e int) reg { return 0x100 + reg(e)*0x10 }
-func regRingSize(e int) reg { return 0x104 + reg(e)*0x10 }
-func regRingRptr(e int) reg { return 0x108 + reg(e)*0x10 }
-func regRingWptr(e int) reg { return 0x10C + reg(e)*0x10 }
+// Ring registers of engine e's priority-p ring (hardware.md §2): priority 0
+// keeps the original offsets 0x100 + e·0x10, priority p adds p·0x20.
+func ringReg(e, p int, off reg) reg { return 0x100 + reg(p)*0x20 + reg(e)*0x10 + off }
+func regRingBase(e, p int) reg      { return ringReg(e, p, 0x0) }
+func regRingSize(e, p int) reg      { return ringReg(e, p, 0x4) }
+func regRingRptr(e, p int) reg      { return ringReg(e, p, 0x8) }
+func regRingWptr(e, p int) reg      { return ringReg(e, p, 0xC) }
+
+// regCPStatus is engine e's CP_STATUS: cpStatusBusy while a packet runs,
+// with that packet's ring priority in the low bits.
+func regCPStatus(e int) reg { return 0x900 + 4*reg(e) }
+
+const (
+	cpStatusBusy     uint32 = 1 << 31
+	cpStatusPrioMask uint32 = 0xF
+)
 
 const (
 	regIntrStatus      reg = 0x200
@@ -57,3 +69,11 @@ const (
 )
 
 var engineNames = [numEngines]string{"BIN", "RENDER"}
+
+// Ring priority levels: one ring per engine and level; the command
+// processors serve higher levels first at packet boundaries.
+const (
+	prioNormal    = 0
+	prioHigh      = 1
+	numPriorities = 2
+)

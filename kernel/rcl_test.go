@@ -98,7 +98,7 @@ func TestKernelFillsTileBinningConfig(t *testing.T) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var jb *job
-	for _, x := range append(append([]*job{}, d.inflight...), f.ctx.queue...) {
+	for _, x := range append(append(append([]*job{}, d.inflight[prioNormal]...), d.inflight[prioHigh]...), f.ctx.queue...) {
 		jb = x
 	}
 	if jb == nil {

@@ -75,12 +75,15 @@ func (d *Device) dispatcher() {
 
 // service is one dispatcher step; d.mu is held.
 func (d *Device) service() {
-	// Snapshot the render ring first, then collect pending interrupts
+	// Snapshot the render rings first, then collect pending interrupts
 	// directly rather than waiting for the GPU's interrupt goroutine: a job
 	// that faulted raised MMU_FAULT before its EVENT_WRITE and RPTR moved
 	// on, so every fault of a job this snapshot shows finished is in hand
 	// before retire decides the job's fate.
-	renderDone := d.consumed(engineRender)
+	var renderDone [numPriorities]uint64
+	for p := range renderDone {
+		renderDone[p] = d.consumed(engineRender, p)
+	}
 	d.onInterrupt()
 	d.irqMu.Lock()
 	bits, faults := d.irqBits, d.faults
@@ -93,29 +96,41 @@ func (d *Device) service() {
 	if bits&intrBinOOM != 0 {
 		d.handleBinOOM()
 	}
-	d.retire(renderDone)
+	for p := range renderDone {
+		d.retire(p, renderDone[p])
+	}
 	d.reapZombies()
 	d.dispatch()
 	d.watchdog()
 }
 
-// consumed returns the ring position the command processor has executed up
-// to (RPTR advances past a packet once it has executed).
-func (d *Device) consumed(e int) uint64 {
-	r := d.rings[e]
-	rptr := d.m.ReadReg(regRingRptr(e)) & (r.size - 1)
+// consumed returns the position in engine e's priority-p ring the command
+// processor has executed up to (RPTR advances past a packet once it has
+// executed).
+func (d *Device) consumed(e, p int) uint64 {
+	r := d.rings[e][p]
+	rptr := d.m.ReadReg(regRingRptr(e, p)) & (r.size - 1)
 	behind := (uint32(r.submitted) - rptr) & (r.size - 1)
 	return r.submitted - uint64(behind)
 }
 
-// retire completes in-flight jobs in ring order; done is the render ring
-// position the command processor had executed up to.
-func (d *Device) retire(done uint64) {
-	if len(d.inflight) == 0 {
+// numInflight counts the jobs in all rings.
+func (d *Device) numInflight() int {
+	n := 0
+	for p := range d.inflight {
+		n += len(d.inflight[p])
+	}
+	return n
+}
+
+// retire completes priority p's in-flight jobs in ring order; done is the
+// position of that render ring the command processor had executed up to.
+func (d *Device) retire(p int, done uint64) {
+	if len(d.inflight[p]) == 0 {
 		return
 	}
 	n := 0
-	for _, j := range d.inflight {
+	for _, j := range d.inflight[p] {
 		// The command processor raises the EVENT interrupt while executing
 		// EVENT_WRITE and advances RPTR past it only afterwards. RPTR at the
 		// EVENT_WRITE already proves the render IB finished; the memstore
@@ -126,7 +141,7 @@ func (d *Device) retire(done uint64) {
 			break
 		}
 		err := j.err
-		if int32(d.memstoreSeqno(j.ctx)-uint32(j.fence.seqno)) < 0 {
+		if int32(d.memstoreSeqno(j.ctx, p)-uint32(j.fence.seqno)) < 0 {
 			if done < j.ringEnd[engineRender] {
 				break // EVENT_WRITE still executing
 			}
@@ -141,8 +156,9 @@ func (d *Device) retire(done uint64) {
 		n++
 	}
 	if n > 0 {
-		d.inflight = append(d.inflight[:0], d.inflight[n:]...)
+		d.inflight[p] = append(d.inflight[p][:0], d.inflight[p][n:]...)
 		d.headSince = time.Now()
+		d.ringHead[p] = d.headSince
 	}
 }
 
@@ -183,19 +199,21 @@ func (d *Device) releaseJob(j *job) {
 	d.destroyContextLocked(j.ctx)
 }
 
-// reapZombies releases the memory of jobs abandoned by a reset once both
-// command processors have executed the marker written after the reset:
-// RESET only tells an engine to stop, and it may still be inside the
-// abandoned indirect buffer, reading and writing that memory, until it
-// notices. The command processor is sequential, so RPTR passing the marker
-// proves the abandoned work has returned.
+// reapZombies releases the memory of jobs abandoned by a reset once every
+// ring has executed the marker written after the reset: RESET only tells
+// an engine to stop, and it may still be inside the abandoned indirect
+// buffer, reading and writing that memory, until it notices. A command
+// processor executes one packet at a time over all its rings, so RPTR
+// passing the marker proves the abandoned work has returned.
 func (d *Device) reapZombies() {
 	if len(d.zombies) == 0 && len(d.zombieBOs) == 0 {
 		return
 	}
 	for e := range d.rings {
-		if d.consumed(e) < d.zombieGate[e] {
-			return
+		for p := range d.rings[e] {
+			if d.consumed(e, p) < d.zombieGate[e][p] {
+				return
+			}
 		}
 	}
 	for _, j := range d.zombies {
@@ -217,9 +235,11 @@ func (d *Device) markGuilty(c *gpuContext, err *Error) {
 		d.finishJob(j, err)
 	}
 	c.queue = nil
-	for _, j := range d.inflight {
-		if j.ctx == c && j.err == nil {
-			j.err = err
+	for p := range d.inflight {
+		for _, j := range d.inflight[p] {
+			if j.ctx == c && j.err == nil {
+				j.err = err
+			}
 		}
 	}
 }
@@ -242,15 +262,11 @@ func (d *Device) handleFault(fr faultRecord) {
 }
 
 // handleBinOOM gives the job that is binning a new tile-allocation pool.
+// CP_STATUS names the ring whose IB the binner is in (it waits inside the
+// IB until the pool arrives); the job is the first one of that ring whose
+// bin packets the command processor has not passed.
 func (d *Device) handleBinOOM() {
-	done := d.consumed(engineBin)
-	var j *job
-	for _, x := range d.inflight {
-		if done < x.ringEnd[engineBin] {
-			j = x
-			break
-		}
-	}
+	j := d.executing(engineBin)
 	if j == nil {
 		return
 	}
@@ -272,7 +288,40 @@ func (d *Device) handleBinOOM() {
 	d.m.WriteReg(regBinOverflowSize, b.size())
 }
 
-// dispatch moves ready jobs to the rings, one per context per round.
+// executing returns the job whose packet engine e is executing, or nil when
+// it is idle or only waiting on a semaphore.
+func (d *Device) executing(e int) *job {
+	st := d.m.ReadReg(regCPStatus(e))
+	if st&cpStatusBusy == 0 {
+		return nil
+	}
+	p := int(st & cpStatusPrioMask)
+	if p >= numPriorities {
+		return nil
+	}
+	done := d.consumed(e, p)
+	for _, j := range d.inflight[p] {
+		if done < j.ringEnd[e] {
+			return j
+		}
+	}
+	return nil
+}
+
+// dispatch moves ready jobs to the rings of their priority, one per
+// context per round, high priority first. A context's jobs enter the rings
+// in submission order and are never in both priorities' rings at once: a
+// job whose priority differs from its context's jobs still in flight waits
+// for them to retire. Implicit synchronisation relies on each ring running
+// a context's jobs in order (see SubmitCL), so two rings must not hold them
+// concurrently.
+//
+// Starvation: the command processors always prefer the high rings, so a
+// steady stream of high-priority work could hold normal work back forever.
+// When the oldest normal job has headed its ring for starveLimit without
+// retiring, no further high-priority job enters the rings until it
+// retires: a normal job waits at most starveLimit plus the high-priority
+// work already in the rings.
 func (d *Device) dispatch() {
 	ids := make([]uint32, 0, len(d.contexts))
 	for id, c := range d.contexts {
@@ -284,29 +333,72 @@ func (d *Device) dispatch() {
 		return
 	}
 	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	// Start after the context served last, round robin.
-	start := sort.Search(len(ids), func(i int) bool { return ids[i] > d.rr })
+	holdHigh := len(d.inflight[prioNormal]) > 0 && time.Since(d.ringHead[prioNormal]) >= d.opts.starveLimit
 	wrote := false
-	for progress := true; progress && len(d.inflight) < maxInflight; {
-		progress = false
-		for k := range ids {
-			c := d.contexts[ids[(start+k)%len(ids)]]
-			if c == nil || len(c.queue) == 0 || len(d.inflight) >= maxInflight {
-				continue
+	for p := numPriorities - 1; p >= 0; p-- {
+		if p == prioHigh && holdHigh {
+			continue
+		}
+		// Start after the context served last, round robin.
+		start := sort.Search(len(ids), func(i int) bool { return ids[i] > d.rr })
+		for progress := true; progress && len(d.inflight[p]) < maxInflight; {
+			progress = false
+			for k := range ids {
+				c := d.contexts[ids[(start+k)%len(ids)]]
+				if c == nil || len(c.queue) == 0 || len(d.inflight[p]) >= maxInflight {
+					continue
+				}
+				j := c.queue[0]
+				if j.prio != p || d.inOtherRings(c, p) || !d.ringRoom(p) || !depsDone(j) {
+					continue
+				}
+				c.queue = c.queue[1:]
+				d.emit(j)
+				d.rr = c.id
+				progress, wrote = true, true
 			}
-			j := c.queue[0]
-			if !depsDone(j) {
-				continue
-			}
-			c.queue = c.queue[1:]
-			d.emit(j)
-			d.rr = c.id
-			progress, wrote = true, true
 		}
 	}
 	if wrote {
 		d.doorbell()
 	}
+}
+
+// Bytes one job takes in each engine's ring (emit), and the room a ring
+// keeps free besides: the marker NOP a reset writes, and one word so that
+// a full ring never looks empty (RPTR = WPTR).
+var jobRingBytes = [numEngines]uint64{
+	engineBin:    4 * (cl.RingWordsSetContext + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
+	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+}
+
+const ringReserve = 4*cl.RingWordsNop + 4
+
+// ringRoom reports whether both engines' priority-p rings have room for one
+// more job.
+func (d *Device) ringRoom(p int) bool {
+	for e := range d.rings {
+		r := d.rings[e][p]
+		if r.submitted-d.consumed(e, p)+jobRingBytes[e]+ringReserve > uint64(r.size) {
+			return false
+		}
+	}
+	return true
+}
+
+// inOtherRings reports whether c has jobs in flight on a priority other than p.
+func (d *Device) inOtherRings(c *gpuContext, p int) bool {
+	for q := range d.inflight {
+		if q == p {
+			continue
+		}
+		for _, j := range d.inflight[q] {
+			if j.ctx == c {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func depsDone(j *job) bool {
@@ -319,10 +411,16 @@ func depsDone(j *job) bool {
 	return true
 }
 
-// emit writes j's packets to both rings (hardware.md §3).
+// emit writes j's packets to both engines' rings of its priority
+// (hardware.md §3).
 func (d *Device) emit(j *job) {
-	if len(d.inflight) == 0 {
-		d.headSince = time.Now()
+	p := j.prio
+	now := time.Now()
+	if d.numInflight() == 0 {
+		d.headSince = now
+	}
+	if len(d.inflight[p]) == 0 {
+		d.ringHead[p] = now
 	}
 	c := j.ctx
 	seq := uint32(j.fence.seqno)
@@ -331,25 +429,26 @@ func (d *Device) emit(j *job) {
 	if d.opts.Capture != nil {
 		captured = map[int][]uint32{}
 	}
-	put := func(e int, p cl.RingPacket) {
-		p.Pack(w[:p.Words()])
-		d.ringWrite(e, w[:p.Words()])
+	put := func(e int, pkt cl.RingPacket) {
+		pkt.Pack(w[:pkt.Words()])
+		d.ringWrite(e, p, w[:pkt.Words()])
 		if captured != nil {
-			captured[e] = append(captured[e], w[:p.Words()]...)
+			captured[e] = append(captured[e], w[:pkt.Words()]...)
 		}
 	}
+	sem := MemstoreVA + memstoreBinSemAt(p)
 	setCtx := cl.RingSetContext{CtxID: c.id, PageTable: c.as.l1}
 	put(engineBin, setCtx)
 	put(engineBin, cl.RingIndirectBuffer{Address: j.binVA, Size: j.binSize})
-	put(engineBin, cl.RingSignal{Address: MemstoreVA + memstoreBinSem, Value: seq})
+	put(engineBin, cl.RingSignal{Address: sem, Value: seq})
 	put(engineRender, setCtx)
-	put(engineRender, cl.RingWaitMem{Address: MemstoreVA + memstoreBinSem, Reference: seq})
+	put(engineRender, cl.RingWaitMem{Address: sem, Reference: seq})
 	put(engineRender, cl.RingIndirectBuffer{Address: j.rclVA, Size: j.rclSize})
-	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqno, Value: seq})
+	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqnoAt(p), Value: seq})
 	for e := range j.ringEnd {
-		j.ringEnd[e] = d.rings[e].submitted
+		j.ringEnd[e] = d.rings[e][p].submitted
 	}
-	d.inflight = append(d.inflight, j)
+	d.inflight[p] = append(d.inflight[p], j)
 	if captured != nil {
 		d.opts.Capture(d.capture(j, captured))
 	}
@@ -363,7 +462,7 @@ func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
 		return d.mem[off : off+n]
 	}
 	return &Capture{
-		Context: j.ctx.id, Fence: j.fence.seqno, Rings: rings,
+		Context: j.ctx.id, Fence: j.fence.seqno, Priority: Priority(j.prio), Rings: rings,
 		BinCL: exec(j.binVA, j.binSize), BinCLAddress: j.binVA,
 		RenderCL: exec(j.rclVA, j.rclSize), RenderCLAddress: j.rclVA,
 		ShaderRecords: exec(j.srVA, j.srSize), ShaderRecordsAddress: j.srVA,
@@ -383,8 +482,8 @@ func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
 	}
 }
 
-func (d *Device) ringWrite(e int, words []uint32) {
-	r := d.rings[e]
+func (d *Device) ringWrite(e, p int, words []uint32) {
+	r := d.rings[e][p]
 	for _, w := range words {
 		binary.LittleEndian.PutUint32(d.mem[r.pa+uint32(r.submitted)&(r.size-1):], w)
 		r.submitted += 4
@@ -392,58 +491,107 @@ func (d *Device) ringWrite(e int, words []uint32) {
 }
 
 func (d *Device) doorbell() {
-	for e, r := range d.rings {
-		d.m.WriteReg(regRingWptr(e), uint32(r.submitted)&(r.size-1))
+	for e := range d.rings {
+		for p, r := range d.rings[e] {
+			d.m.WriteReg(regRingWptr(e, p), uint32(r.submitted)&(r.size-1))
+		}
 	}
 }
 
-// watchdog resets the engines when the oldest job has run too long, marks
-// its context guilty and replays the innocent jobs that were in the rings.
+// watchdog resets the engines when the GPU has stopped making progress or
+// one packet has run too long, marks the guilty job's context guilty and
+// replays the innocent jobs of every priority that were in the rings.
 //
 // A hang is a lack of progress, not a long job (as i915's hangcheck judges
-// it): the oldest job is declared hung when the GPU's work counters and ring
-// read pointers have not moved for JobTimeout, or, as a backstop against a
-// job that is merely enormous, when it has run for hardCapFactor·JobTimeout.
-// Judging by elapsed time alone killed legitimate frames half-rendered on a
-// loaded machine.
+// it): the GPU is declared hung when its work counters and ring read
+// pointers have not moved for JobTimeout, or, as a backstop against a job
+// that is merely enormous, when an engine has been executing the same
+// job's packet for hardCapFactor·JobTimeout. Judging by elapsed time alone
+// killed legitimate frames half-rendered on a loaded machine. The guilty
+// job is the one an engine is executing (CP_STATUS), the older of two;
+// when no engine is executing (a render stalled on a semaphore that never
+// comes) it is the oldest job in the rings. A normal job waiting behind
+// high-priority work is neither.
 func (d *Device) watchdog() {
-	if len(d.inflight) == 0 {
+	if d.numInflight() == 0 {
+		d.execJob = [numEngines]*job{}
 		return
 	}
 	now := time.Now()
 	if p := d.sampleProgress(); p != d.progress || d.progressSince.Before(d.headSince) {
 		d.progress, d.progressSince = p, now
 	}
+	var running, capped *job
+	for e := range d.execJob {
+		j := d.executing(e)
+		if j != d.execJob[e] {
+			d.execJob[e], d.execSince[e] = j, now
+		}
+		if j == nil {
+			continue
+		}
+		if running == nil || j.fence.seqno < running.fence.seqno {
+			running = j
+		}
+		if now.Sub(d.execSince[e]) >= hardCapFactor*d.opts.JobTimeout && (capped == nil || j.fence.seqno < capped.fence.seqno) {
+			capped = j
+		}
+	}
+	tooLong := capped != nil
 	stalled := now.Sub(d.progressSince) >= d.opts.JobTimeout
-	tooLong := now.Sub(d.headSince) >= hardCapFactor*d.opts.JobTimeout
 	if !stalled && !tooLong {
 		return
 	}
-	head := d.inflight[0]
+	var all []*job
+	for p := range d.inflight {
+		all = append(all, d.inflight[p]...)
+		d.inflight[p] = nil
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].fence.seqno < all[b].fence.seqno })
+	head := running
+	if tooLong {
+		head = capped
+	} else if head == nil {
+		head = all[0]
+	}
 	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
-	// RESET made RPTR = WPTR on both rings; nothing of the old contents
+	// RESET made RPTR = WPTR on every ring; nothing of the old contents
 	// runs any more, but the engines may still be finishing the packet
 	// they were in. A marker NOP on each ring tells when they are out.
 	for e := range d.rings {
-		var w [cl.RingWordsNop]uint32
-		cl.RingNop{Tag: 0x5E5E7}.Pack(w[:])
-		d.ringWrite(e, w[:])
-		d.zombieGate[e] = d.rings[e].submitted
+		for p := range d.rings[e] {
+			var w [cl.RingWordsNop]uint32
+			cl.RingNop{Tag: 0x5E5E7}.Pack(w[:])
+			d.ringWrite(e, p, w[:])
+			d.zombieGate[e][p] = d.rings[e][p].submitted
+		}
 	}
+	d.execJob = [numEngines]*job{}
 	why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
 	if !stalled {
 		why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
 	}
 	err := errorf(EIO, "context %d: job (fence %d) %s; engines reset", head.ctx.id, head.fence.seqno, why)
-	rest := d.inflight[1:]
-	d.inflight = nil
 	if head.ctx.guilty == nil {
 		head.ctx.guilty = err
 	}
 	d.signalJob(head, err)
 	d.zombies = append(d.zombies, head)
-	replayed := map[*gpuContext]bool{}
-	for _, j := range rest {
+	type ctxRing struct {
+		c *gpuContext
+		p int
+	}
+	replayed := map[ctxRing]bool{}
+	// Innocent jobs go back to the front of their contexts' queues, in
+	// fence order, and dispatch writes them to the rings again as room
+	// allows (a ring's jobs in flight may together exceed its size: a
+	// ring's space is reused as soon as the engine has read a job's
+	// packets).
+	requeue := map[*gpuContext][]*job{}
+	for _, j := range all {
+		if j == head {
+			continue
+		}
 		if j.ctx == head.ctx || j.ctx.guilty != nil {
 			e := j.err
 			if e == nil {
@@ -453,21 +601,25 @@ func (d *Device) watchdog() {
 			d.zombies = append(d.zombies, j)
 			continue
 		}
-		if !replayed[j.ctx] {
+		if k := (ctxRing{j.ctx, j.prio}); !replayed[k] {
 			// The abandoned bin may have signalled this job's semaphore
 			// already; rewind it so the replayed render waits for the
 			// replayed bin.
-			replayed[j.ctx] = true
-			storeSync32(d.mem, j.ctx.memstorePA+memstoreBinSem, uint32(j.fence.seqno)-1)
+			replayed[k] = true
+			storeSync32(d.mem, j.ctx.memstorePA+memstoreBinSemAt(j.prio), uint32(j.fence.seqno)-1)
 		}
 		d.zombieBOs = append(d.zombieBOs, j.overflow...)
 		j.overflow, j.overBytes = nil, 0
-		d.emit(j)
+		requeue[j.ctx] = append(requeue[j.ctx], j)
+	}
+	for c, js := range requeue {
+		c.queue = append(js, c.queue...)
 	}
 	// The guilty context's queued work fails too.
 	d.markGuilty(head.ctx, head.ctx.guilty)
 	d.headSince = time.Now()
 	d.doorbell()
+	d.dispatch()
 }
 
 // hardCapFactor bounds a job that keeps making progress: it may run for
@@ -475,13 +627,15 @@ func (d *Device) watchdog() {
 const hardCapFactor = 12
 
 // sampleProgress reads what moves while the GPU works: the QPU instruction,
-// tile and vertex counters and both rings' read pointers.
-func (d *Device) sampleProgress() [5]uint32 {
-	return [5]uint32{
-		d.m.ReadReg(reg(hw.RegPerfQPUInstructions)),
-		d.m.ReadReg(reg(hw.RegPerfTiles)),
-		d.m.ReadReg(reg(hw.RegPerfVertices)),
-		d.m.ReadReg(regRingRptr(engineBin)),
-		d.m.ReadReg(regRingRptr(engineRender)),
+// tile and vertex counters and every ring's read pointer.
+func (d *Device) sampleProgress() (s [3 + numEngines*numPriorities]uint32) {
+	s[0] = d.m.ReadReg(reg(hw.RegPerfQPUInstructions))
+	s[1] = d.m.ReadReg(reg(hw.RegPerfTiles))
+	s[2] = d.m.ReadReg(reg(hw.RegPerfVertices))
+	for e := 0; e < numEngines; e++ {
+		for p := 0; p < numPriorities; p++ {
+			s[3+e*numPriorities+p] = d.m.ReadReg(regRingRptr(e, p))
+		}
 	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 // job is one SubmitCL: what the rings execute and what it holds alive.
 type job struct {
 	ctx       *gpuContext
+	prio      int // the rings it runs on: its context's priority at SubmitCL
 	fence     *fence
 	bos       []*bo
 	writes    []bool
@@ -148,7 +149,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	n := generateRenderCL(rcl, a, v, tile.va, tw, th)
 
 	j := &job{
-		ctx: c, exec: exec, tile: tile,
+		ctx: c, prio: c.prio, exec: exec, tile: tile,
 		bos: v.bos, writes: make([]bool, len(v.bos)),
 		binVA: exec.va, binSize: uint32(len(a.BinCL)),
 		rclVA: exec.va + rclOff, rclSize: n,

@@ -11,7 +11,8 @@ const (
 	reservedVA  = 0xF000_0000 // hardware.md §1: the kernel's reserved mappings
 
 	// MemstoreVA (0xF000_0000) is where every context sees its memstore
-	// page: seqno at +0, timestamp at +8, BIN→RENDER semaphore at +64.
+	// page. For the jobs on priority-p rings: seqno at +16·p, timestamp at
+	// +16·p+8, BIN→RENDER semaphore at +64+4·p (priority 0: +0, +8, +64).
 	MemstoreVA = reservedVA
 
 	// Per-job kernel mappings (exec buffers, tile allocation, overflow
@@ -20,13 +21,20 @@ const (
 	kernelVAStart = reservedVA + pageSize
 	kernelVAEnd   = 0xFFFF_F000
 
-	memstoreSeqno     = 0  // u32 written by EVENT_WRITE
-	memstoreTimestamp = 8  // u64 written by EVENT_WRITE at VA+8
-	memstoreBinSem    = 64 // u32 BIN→RENDER semaphore (SIGNAL / WAIT_MEM)
+	memstoreSeqno     = 0  // u32 written by EVENT_WRITE (priority 0)
+	memstoreTimestamp = 8  // u64 written by EVENT_WRITE at VA+8 (priority 0)
+	memstoreBinSem    = 64 // u32 BIN→RENDER semaphore, SIGNAL / WAIT_MEM (priority 0)
 
 	pteValid    = 1 << 0
 	pteWritable = 1 << 1
 )
+
+// Each (context, ring) pair has its own seqno and semaphore words, so jobs
+// of one context on two priorities could never read each other's values.
+// (The dispatcher also never has one context's jobs in both priorities'
+// rings at once; see dispatch.)
+func memstoreSeqnoAt(p int) uint32  { return memstoreSeqno + 16*uint32(p) }
+func memstoreBinSemAt(p int) uint32 { return memstoreBinSem + 4*uint32(p) }
 
 // addressSpace is one context's GPU virtual address space: a two-level page
 // table in physical memory (hardware.md §1) plus allocators for the user and

@@ -79,3 +79,71 @@ func BenchmarkTextureFetch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Lanes), "ns/lane")
 }
+
+// BenchmarkSampleMagnified samples a 1024×1024 bilinear texture as the
+// "tex" bench scene does: magnified onto 1920×1080, 16 lanes of an 8×2
+// pixel strip per request, walking across the screen. Every texture row is
+// its own 4 KiB page, so this measures the texel path and the page cache.
+func BenchmarkSampleMagnified(b *testing.B) {
+	const W, H = 1024, 1024
+	m := &flatMem{base: memBase, data: make([]byte, 0x10000+W*H*4)}
+	texels := make([]uint32, W*H)
+	for k := range texels {
+		texels[k] = uint32(k * 2654435761)
+	}
+	putTexture(m, cl.TextureDescriptor{Width: W, Height: H, Levels: 1, MinFilter: cl.MinFilterLinear, MagFilter: cl.MagFilterLinear,
+		WrapS: cl.WrapClampToEdge, WrapT: cl.WrapClampToEdge}, texels)
+	tmu := NewTMU()
+	tmu.beginRun(pagedMem{m}) // pages retained across fetches, as a Core with RetainPages does
+	var req TexRequest
+	var out [4][Lanes]float32
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x0, y0 := (i*8)%1920, ((i*8)/1920*2)%1080
+		for l := 0; l < Lanes; l++ {
+			px, py := x0+(l&1)+2*(l>>2&1)+4*(l>>3), y0+(l>>1&1)
+			req.S[l] = (float32(px) + 0.5) / 1920
+			req.T[l] = (float32(py) + 0.5) / 1080
+		}
+		req.Mask = 0xffff
+		if err := tmu.Sample(pagedMem{m}, descVA, &req, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Lanes), "ns/lane")
+}
+
+// BenchmarkRunFlat runs FS_FLAT (the "fill" scene's shader: four uniforms
+// moved to TLB_COLOR_R..A) and then reads the colour lanes back one by one
+// as the TLB does: batch overhead plus the store-to-load pattern between
+// the core and the TLB.
+func BenchmarkRunFlat(b *testing.B) {
+	m := newFlatMem()
+	m.put32(unifVA, f32(0.1), f32(0.2), f32(0.3), f32(1))
+	p := load(b, m, `
+		or tlb_r, a.unif, a.unif ; nop
+		or tlb_g, a.unif, a.unif ; nop
+		or tlb_b, a.unif, a.unif ; nop
+		or tlb_a, a.unif, a.unif ; nop ; end`)
+	c := NewCore(pagedMem{m})
+	c.RetainPages(true)
+	bt := newBatch(StageFragment)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var sum uint32
+	for i := 0; i < b.N; i++ {
+		if err := c.Run(p, bt); err != nil {
+			b.Fatal(err)
+		}
+		for ch := range bt.Color {
+			for l := range bt.Color[ch] {
+				sum += f32(bt.Color[ch][l])
+			}
+		}
+	}
+	if sum == 1 {
+		b.Log(sum)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Lanes), "ns/lane")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/tilegpu/tilegpu/hw/isa"
 )
@@ -21,7 +22,8 @@ type Mem interface {
 // the 4 KiB page that holds va (page[va&0xfff] is the byte at va), checked
 // for writing when write is set, or false on a fault (which the
 // implementation records exactly as Read32/Write32 would). The core keeps
-// the slice only until Run returns.
+// the slice only until Run returns, or with RetainPages(true) until
+// FlushPages.
 type PageMem interface {
 	Page(va uint32, write bool) ([]byte, bool)
 }
@@ -98,8 +100,14 @@ type Core struct {
 	// an error (an infinite loop in a shader must not hang the GPU).
 	StepLimit uint64
 
-	mem     Mem
-	sampler Sampler
+	mem      Mem
+	sampler  Sampler
+	tmu      *TMU // the core's own TMU while it is the sampler: it shares the page lifetime
+	texDirty bool // tex holds staged parameters (TMU_T/R/B/LOD) to clear at Run start
+
+	// retainPages: pages from PageMem stay cached across Runs until
+	// FlushPages (see RetainPages); pagesStale forces a flush at the next Run.
+	retainPages, pagesStale bool
 
 	acc  [6][Lanes]uint32
 	regs [64][Lanes]uint32
@@ -132,7 +140,8 @@ type Core struct {
 // NewCore returns a core that accesses memory through m and samples
 // textures with the TMU of this package.
 func NewCore(m Mem) *Core {
-	c := &Core{StepLimit: DefaultStepLimit, mem: m, sampler: NewTMU()}
+	t := NewTMU()
+	c := &Core{StepLimit: DefaultStepLimit, mem: m, sampler: t, tmu: t}
 	for k := 0; k < 6; k++ {
 		c.srcs[k] = &c.acc[k]
 	}
@@ -140,9 +149,35 @@ func NewCore(m Mem) *Core {
 	return c
 }
 
+// RetainPages(true) lets the core keep the pages PageMem returned (for
+// uniforms, direct loads and stores, and its TMU's texels) from one Run to
+// the next, until FlushPages. The owner must call FlushPages whenever the
+// translations behind Mem may change; package hw does it at every job
+// start, when it also empties its MMU's TLB. By default pages live for one
+// Run. At 1080p the "tex" scene re-translated two or three texture rows
+// per 16-lane batch with per-Run pages: 15% of its time (profile of
+// 2026-11-21).
+func (c *Core) RetainPages(on bool) {
+	c.retainPages = on
+	c.pagesStale = true
+}
+
+// FlushPages forgets every cached page.
+func (c *Core) FlushPages() {
+	c.loads.reset()
+	if c.tmu != nil {
+		c.tmu.beginRun(c.mem)
+	}
+	c.pagesStale = false
+}
+
 // SetSampler replaces the texture filtering unit (tests use it to check
 // what the core hands the TMU).
-func (c *Core) SetSampler(s Sampler) { c.sampler = s }
+func (c *Core) SetSampler(s Sampler) {
+	c.sampler = s
+	c.tmu, _ = s.(*TMU)
+	c.pagesStale = true
+}
 
 var broadcastSmallImm = func() (t [isa.NumSmallImms][Lanes]uint32) {
 	for code := range t {
@@ -188,16 +223,21 @@ func (c *Core) Run(p *Program, b *Batch) error {
 		r := uint8(bits.TrailingZeros64(used))
 		c.regs[r^c.thrXor] = poisoned
 	}
-	for k := range c.acc {
-		c.acc[k] = poisoned
-	}
+	// Only the accumulators the program names: the others cannot be
+	// observed by it (FS_FLAT names none; 384 bytes of stores per batch).
+	c.poisonAccs(p.accsUsed)
 	c.flagZ, c.flagN, c.flagC = 0, 0, 0
 	c.sfuDelay = 0
 	c.unifPtr = b.UniformsVA
 	c.varyNext, c.vpmRead, c.vpmWrite = 0, 0, 0
 	c.fifoHead, c.fifoLen, c.fifoPop = 0, 0, 0
-	c.tex.reset()
-	c.loads.reset()
+	if c.texDirty {
+		c.tex.reset()
+		c.texDirty = false
+	}
+	if !c.retainPages || c.pagesStale {
+		c.FlushPages()
+	}
 
 	code := p.code
 	pc := p.entry
@@ -225,9 +265,7 @@ func (c *Core) Run(p *Program, b *Batch) error {
 			}
 		case kindLoadImm:
 			r := &c.res[0]
-			for l := range r {
-				r[l] = in.imm
-			}
+			broadcast(r, in.imm)
 			if in.sf == sfImm {
 				c.setFlagsInt(r)
 			}
@@ -259,9 +297,7 @@ func (c *Core) Run(p *Program, b *Batch) error {
 				return c.located(in, err)
 			}
 		case isa.SigTHRSW, isa.SigLastTHRSW:
-			for k := range c.acc {
-				c.acc[k] = poisoned
-			}
+			c.poisonAccs(p.accsUsed)
 			c.sfuDelay = 0
 		case isa.SigEND:
 			b.Instructions = steps
@@ -275,6 +311,12 @@ func (c *Core) Run(p *Program, b *Batch) error {
 			return fmt.Errorf("qpu: program %#x: ran past the last decoded instruction at %#x", p.Entry(), in.addr)
 		}
 		pc = next
+	}
+}
+
+func (c *Core) poisonAccs(used uint8) {
+	for ; used != 0; used &= used - 1 {
+		c.acc[bits.TrailingZeros8(used)] = poisoned
 	}
 }
 
@@ -314,42 +356,37 @@ func (c *Core) read(kind, reg uint8, val *[Lanes]uint32, b *Batch) (*[Lanes]uint
 	case rdSmallImm:
 		return &broadcastSmallImm[reg], nil
 	case rdUniform:
-		v, ok := c.mem.Read32(c.unifPtr)
-		if !ok {
-			return nil, &Fault{VA: c.unifPtr}
+		// Through the page cache: FS_FLAT is four uniform reads and
+		// nothing else, and the interface call plus MMU walk per read
+		// was a tenth of the "fill" scene (profile of 2026-11-21).
+		v, ok := c.loads.hit(c.unifPtr)
+		if !ok || c.unifPtr&3 != 0 {
+			if v, ok = c.loads.read32(c.unifPtr); !ok {
+				return nil, &Fault{VA: c.unifPtr}
+			}
 		}
 		c.unifPtr += 4
-		for l := range val {
-			val[l] = v
-		}
+		broadcast(val, v)
 	case rdVarying:
 		k := c.varyNext
 		if (k+1)*Lanes > len(b.Varyings) {
 			return nil, fmt.Errorf("VARYING read %d, but the batch has %d varyings", k, len(b.Varyings)/Lanes)
 		}
 		c.varyNext++
-		src := (*[Lanes]float32)(b.Varyings[k*Lanes:])
-		for l := range val {
-			val[l] = fb(src[l])
-		}
+		floatsToBits(val, (*[Lanes]float32)(b.Varyings[k*Lanes:]))
 	case rdVPM:
 		k := c.vpmRead
 		if k < 0 || (k+1)*Lanes > len(b.VPMIn) {
 			return nil, fmt.Errorf("VPM read of input word %d, but the batch has %d", k, len(b.VPMIn)/Lanes)
 		}
 		c.vpmRead++
-		src := (*[Lanes]float32)(b.VPMIn[k*Lanes:])
-		for l := range val {
-			val[l] = fb(src[l])
-		}
+		floatsToBits(val, (*[Lanes]float32)(b.VPMIn[k*Lanes:]))
 	case rdElement:
 		for l := range val {
 			val[l] = uint32(l)
 		}
 	case rdQPU:
-		for l := range val {
-			val[l] = b.QPUNumber
-		}
+		broadcast(val, b.QPUNumber)
 	case rdZero:
 		return &zeroes, nil
 	case rdFragX:
@@ -372,10 +409,20 @@ func (c *Core) read(kind, reg uint8, val *[Lanes]uint32, b *Batch) (*[Lanes]uint
 	return val, nil
 }
 
+// floatsToBits and floatsFromBits copy the lanes' bits unchanged (what fb
+// and ff per lane give) as one 64-byte copy.
 func floatsToBits(dst *[Lanes]uint32, src *[Lanes]float32) {
-	for l := range dst {
-		dst[l] = fb(src[l])
-	}
+	*dst = *(*[Lanes]uint32)(unsafe.Pointer(src))
+}
+
+// broadcast stores v in every lane: eight 64-bit stores (both halves hold
+// v, so the result does not depend on byte order). The 16-iteration loop
+// it replaces was the costliest line of the "fill" scene's shader (a
+// uniform read per instruction; profile of 2026-11-21).
+func broadcast(dst *[Lanes]uint32, v uint32) {
+	v2 := uint64(v) | uint64(v)<<32
+	d := (*[Lanes / 2]uint64)(unsafe.Pointer(dst))
+	d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = v2, v2, v2, v2, v2, v2, v2, v2
 }
 
 func (c *Core) alu(in *inst, b *Batch) error {
@@ -401,12 +448,16 @@ func (c *Core) alu(in *inst, b *Batch) error {
 	if in.opAdd != isa.OpNOP {
 		if in.addDirect {
 			radd = c.regPtr(in.dstAdd)
+		} else if in.addTLB {
+			radd = colorBits(b, in.dstAdd)
 		}
 		execAdd(in.opAdd, c.srcs[in.addA], c.srcs[in.addB], radd, b.Stage == StageFragment)
 	}
 	if in.opMul != isa.OpMulNOP {
 		if in.mulDirect {
 			rmul = c.regPtr(in.dstMul)
+		} else if in.mulTLB {
+			rmul = colorBits(b, in.dstMul)
 		}
 		execMul(in.opMul, c.srcs[in.mulA], c.srcs[in.mulB], rmul)
 	}
@@ -420,17 +471,22 @@ func (c *Core) alu(in *inst, b *Batch) error {
 	case sfMulInt:
 		c.setFlagsInt(rmul)
 	}
-	if in.dstAdd != dstNop && !in.addDirect {
+	if in.dstAdd != dstNop && !in.addDirect && !in.addTLB {
 		if err := c.write(in.dstAdd, c.condMask(in.condAdd), radd, b); err != nil {
 			return err
 		}
 	}
-	if in.dstMul != dstNop && !in.mulDirect {
+	if in.dstMul != dstNop && !in.mulDirect && !in.mulTLB {
 		if err := c.write(in.dstMul, c.condMask(in.condMul), rmul, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// colorBits views the TLB colour component dst as raw lane bits.
+func colorBits(b *Batch, dst uint8) *[Lanes]uint32 {
+	return (*[Lanes]uint32)(unsafe.Pointer(&b.Color[dst-dstTLBColorR]))
 }
 
 // regPtr returns the array of a register-file entry or r0–r3.
@@ -545,6 +601,11 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 			}
 		}
 	case dstTLBZ:
+		if mask == 0xffff {
+			b.Z = *fl(r)
+			b.ZWritten = true
+			return nil
+		}
 		for l := range r {
 			if mask&(1<<l) != 0 {
 				b.Z[l] = ff(r[l])
@@ -555,6 +616,10 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 		}
 	case dstTLBColorR, dstTLBColorG, dstTLBColorB, dstTLBColorA:
 		col := &b.Color[dst-dstTLBColorR]
+		if mask == 0xffff {
+			*col = *fl(r) // the bits as they are, as ff would give them
+			return nil
+		}
 		for l := range r {
 			if mask&(1<<l) != 0 {
 				col[l] = ff(r[l])
@@ -568,14 +633,18 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 		return c.texFetch(mask, r, b)
 	case dstTMUT:
 		floatsFromBits(&c.tex.T, r)
+		c.texDirty = true
 	case dstTMUR:
 		floatsFromBits(&c.tex.R, r)
+		c.texDirty = true
 	case dstTMUB:
 		floatsFromBits(&c.tex.Bias, r)
 		c.tex.HasBias = true
+		c.texDirty = true
 	case dstTMULOD:
 		floatsFromBits(&c.tex.LOD, r)
 		c.tex.HasLOD = true
+		c.texDirty = true
 	case dstTMUAddr:
 		return c.directLoad(mask, r)
 	case dstTMUStoreData:
@@ -595,30 +664,41 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 }
 
 func floatsFromBits(dst *[Lanes]float32, src *[Lanes]uint32) {
-	for l := range dst {
-		dst[l] = ff(src[l])
-	}
+	*dst = *(*[Lanes]float32)(unsafe.Pointer(src))
 }
 
+// sfu computes an SFU function for the lanes of mask (0 elsewhere). The
+// function is chosen once per batch, not per lane (the "tris" scene's
+// Phong shader normalises three vectors and raises a power per fragment).
 func sfu(dst uint8, mask uint16, r, out *[Lanes]uint32) {
-	for l := range r {
-		if mask&(1<<l) == 0 {
-			out[l] = 0
-			continue
+	switch dst {
+	case dstSFURecip:
+		for l := range r {
+			out[l] = fb(1 / ff(r[l]))
 		}
-		x := ff(r[l])
-		var y float32
-		switch dst {
-		case dstSFURecip:
-			y = 1 / x
-		case dstSFURecipSqrt:
-			y = float32(1 / math.Sqrt(float64(x)))
-		case dstSFUExp2:
-			y = float32(math.Exp2(float64(x)))
-		default:
-			y = float32(math.Log2(float64(x)))
+	case dstSFURecipSqrt:
+		for l := range r {
+			out[l] = fb(float32(1 / math.Sqrt(float64(ff(r[l])))))
 		}
-		out[l] = fb(y)
+	case dstSFUExp2:
+		for l := range r {
+			if mask&(1<<l) != 0 {
+				out[l] = fb(float32(math.Exp2(float64(ff(r[l])))))
+			}
+		}
+	default:
+		for l := range r {
+			if mask&(1<<l) != 0 {
+				out[l] = fb(float32(math.Log2(float64(ff(r[l])))))
+			}
+		}
+	}
+	if mask != 0xffff {
+		for l := range out {
+			if mask&(1<<l) == 0 {
+				out[l] = 0
+			}
+		}
 	}
 }
 
@@ -636,7 +716,7 @@ func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
 	if err != nil {
 		return err
 	}
-	desc, ok := c.mem.Read32(c.unifPtr)
+	desc, ok := c.loads.read32(c.unifPtr)
 	if !ok {
 		return &Fault{VA: c.unifPtr}
 	}
@@ -648,6 +728,10 @@ func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
 		return err
 	}
 	for k := 0; k < 4; k++ {
+		if mask == 0xffff {
+			e.vals[k] = *(*[Lanes]uint32)(unsafe.Pointer(&c.texOut[k]))
+			continue
+		}
 		for l := 0; l < Lanes; l++ {
 			v := uint32(0)
 			if mask&(1<<l) != 0 {
@@ -658,6 +742,7 @@ func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
 	}
 	e.n = 4
 	c.tex.reset()
+	c.texDirty = false
 	return nil
 }
 

@@ -127,6 +127,10 @@ func execAdd(op isa.AddOp, a, b, r *[Lanes]uint32, fragment bool) {
 	case isa.OpAND:
 		kiand(a, b, r)
 	case isa.OpOR:
+		if a == b { // "or x, y, y" is the compiler's mov: x|x = x, copied
+			*r = *a
+			return
+		}
 		kior(a, b, r)
 	case isa.OpXOR:
 		kixor(a, b, r)

@@ -100,6 +100,7 @@ type inst struct {
 	sf               uint8
 	addDirect        bool // the add result goes straight to its register (see directOK)
 	mulDirect        bool
+	addTLB, mulTLB   bool // the result goes straight to Batch.Color
 	brCond           isa.BranchCond
 	brReg            bool
 	brRel            bool
@@ -117,6 +118,8 @@ type Program struct {
 	words     []uint64 // the decoded words, for Disasm
 	regsUsed  uint64   // bit r: register r (0–63) is named
 	upperRegs bool     // names a register ≥ 16 in either file
+	reads     uint32   // bit k: some instruction reads raddr kind rd* k
+	accsUsed  uint8    // bit k: accumulator r_k is read or written
 	count     int
 }
 
@@ -136,6 +139,25 @@ func (p *Program) Base() uint32 { return p.base }
 // UsesUpperRegisters reports whether the program names A16–A31 or B16–B31,
 // which a two-threaded fragment shader must not.
 func (p *Program) UsesUpperRegisters() bool { return p.upperRegs }
+
+// FragmentInputs says which per-lane fragment inputs of a Batch a program
+// reads; the others are never observed, so the caller need not fill them.
+type FragmentInputs struct {
+	FragXY, FragZ, FragW, FrontFacing, PointCoord bool
+}
+
+// ReadsFragmentInputs reports which fragment inputs some instruction of p
+// reads (whether or not that instruction is reached).
+func (p *Program) ReadsFragmentInputs() FragmentInputs {
+	has := func(k uint8) bool { return p.reads&(1<<k) != 0 }
+	return FragmentInputs{
+		FragXY:      has(rdFragX) || has(rdFragY),
+		FragZ:       has(rdFragZ),
+		FragW:       has(rdFragW),
+		FrontFacing: has(rdFrontFacing),
+		PointCoord:  has(rdPointS) || has(rdPointT),
+	}
+}
 
 // Load decodes the program starting at pc. fetch returns the 64-bit word at
 // a VA and false when it cannot be read (an unmapped page: Load then returns
@@ -219,6 +241,27 @@ func (p *Program) useReg(r uint8) {
 }
 
 func (p *Program) predecode(d *inst, in isa.Instr, addr uint32) error {
+	err := p.predecodeInst(d, in, addr)
+	p.reads |= 1<<d.readA | 1<<d.readB
+	if d.kind == kindALU {
+		for _, mux := range [4]uint8{d.addA, d.addB, d.mulA, d.mulB} {
+			if mux < 6 {
+				p.accsUsed |= 1 << mux
+			}
+		}
+	}
+	for _, dst := range [2]uint8{d.dstAdd, d.dstMul} {
+		switch {
+		case dst >= dstR0 && dst <= dstR3:
+			p.accsUsed |= 1 << (dst - dstR0)
+		case dst == dstACC5:
+			p.accsUsed |= 1 << 5
+		}
+	}
+	return err
+}
+
+func (p *Program) predecodeInst(d *inst, in isa.Instr, addr uint32) error {
 	*d = inst{sig: in.Sig, addr: addr, target: -1}
 	switch in.Sig {
 	case isa.SigBranch:
@@ -274,6 +317,13 @@ func (p *Program) predecode(d *inst, in isa.Instr, addr uint32) error {
 	d.addDirect = in.OpAdd != isa.OpNOP && in.OpAdd != isa.OpFDX && in.OpAdd != isa.OpFDY &&
 		in.CondAdd == isa.CondAlways && directOK(d, d.dstAdd)
 	d.mulDirect = in.OpMul != isa.OpMulNOP && in.CondMul == isa.CondAlways && d.dstMul < 64+4
+	// Unconditional colour writes compute straight into Batch.Color (no
+	// operand can read the TLB, so dual issue is unaffected): FS_FLAT is
+	// four of them per batch.
+	isColor := func(dst uint8) bool { return dst >= dstTLBColorR && dst <= dstTLBColorA }
+	d.addTLB = in.OpAdd != isa.OpNOP && in.OpAdd != isa.OpFDX && in.OpAdd != isa.OpFDY &&
+		in.CondAdd == isa.CondAlways && isColor(d.dstAdd)
+	d.mulTLB = in.OpMul != isa.OpMulNOP && in.CondMul == isa.CondAlways && isColor(d.dstMul)
 	if in.SF {
 		switch {
 		case in.OpAdd != isa.OpNOP && in.OpAdd.FloatResult():
