@@ -3,47 +3,30 @@ package backend
 import (
 	"testing"
 
+	"github.com/tilegpu/tilegpu/bench"
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
-// The shaders of shared/bench (SCENES.md, glbench.c).
-var benchShaders = []struct {
+// The shaders of shared/bench (SCENES.md, glbench.c), from the bench package.
+var benchShaders = func() []struct {
 	name  string
 	stage glsl.Stage
 	src   string
-}{
-	{"fill.vs", glsl.Vertex, `attribute vec2 a_pos; varying vec2 v_uv; void main(){ v_uv = a_pos*0.5+0.5; gl_Position = vec4(a_pos,0.0,1.0); }`},
-	{"fill.fs", glsl.Fragment, `precision mediump float; uniform vec4 u_color; void main(){ gl_FragColor = u_color; }`},
-	{"tex.fs", glsl.Fragment, `precision mediump float; uniform sampler2D u_tex; varying vec2 v_uv; void main(){ gl_FragColor = texture2D(u_tex, v_uv); }`},
-	{"phong.vs", glsl.Vertex, `attribute vec3 a_pos;
-attribute vec3 a_nrm;
-uniform mat4 u_mvp;
-uniform mat4 u_model;
-varying vec3 v_nrm;
-varying vec3 v_wpos;
-void main(){
-  vec4 w = u_model*vec4(a_pos,1.0);
-  v_wpos = w.xyz;
-  v_nrm = (u_model*vec4(a_nrm,0.0)).xyz;
-  gl_Position = u_mvp*vec4(a_pos,1.0);
-}`},
-	{"phong.fs", glsl.Fragment, `precision highp float;
-uniform vec3 u_light;
-uniform vec3 u_eye;
-varying vec3 v_nrm;
-varying vec3 v_wpos;
-void main(){
-  vec3 n = normalize(v_nrm);
-  vec3 l = normalize(u_light);
-  vec3 v = normalize(u_eye - v_wpos);
-  float d = max(dot(n,l),0.0);
-  vec3 r = reflect(-l,n);
-  float s = d > 0.0 ? pow(max(dot(r,v),0.0),32.0) : 0.0;
-  vec3 c = vec3(0.1,0.1,0.12) + d*vec3(0.85,0.45,0.2) + s*vec3(1.0);
-  gl_FragColor = vec4(c,1.0);
-}`},
-}
+} {
+	src := bench.Shaders()
+	return []struct {
+		name  string
+		stage glsl.Stage
+		src   string
+	}{
+		{"fill.vs", glsl.Vertex, src["VS_FLAT"]},
+		{"fill.fs", glsl.Fragment, src["FS_FLAT"]},
+		{"tex.fs", glsl.Fragment, src["FS_TEX"]},
+		{"phong.vs", glsl.Vertex, src["VS_PHONG"]},
+		{"phong.fs", glsl.Fragment, src["FS_PHONG"]},
+	}
+}()
 
 func lowerGLSL(t testing.TB, stage glsl.Stage, src string) *ir.Func {
 	t.Helper()

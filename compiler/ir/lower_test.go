@@ -5,43 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/bench"
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 )
 
-// Bench shaders, verbatim from /work/shared/bench/llvmpipe/glbench.c.
-const (
-	vsFlat  = "attribute vec2 a_pos;\nvarying vec2 v_uv;\nvoid main(){ v_uv = a_pos*0.5+0.5; gl_Position = vec4(a_pos,0.0,1.0); }\n"
-	fsFlat  = "precision mediump float;\nuniform vec4 u_color;\nvoid main(){ gl_FragColor = u_color; }\n"
-	fsTex   = "precision mediump float;\nuniform sampler2D u_tex;\nvarying vec2 v_uv;\nvoid main(){ gl_FragColor = texture2D(u_tex, v_uv); }\n"
-	vsPhong = `attribute vec3 a_pos;
-attribute vec3 a_nrm;
-uniform mat4 u_mvp;
-uniform mat4 u_model;
-varying vec3 v_nrm;
-varying vec3 v_wpos;
-void main(){
-  vec4 w = u_model*vec4(a_pos,1.0);
-  v_wpos = w.xyz;
-  v_nrm = (u_model*vec4(a_nrm,0.0)).xyz;
-  gl_Position = u_mvp*vec4(a_pos,1.0);
-}
-`
-	fsPhong = `precision highp float;
-uniform vec3 u_light;
-uniform vec3 u_eye;
-varying vec3 v_nrm;
-varying vec3 v_wpos;
-void main(){
-  vec3 n = normalize(v_nrm);
-  vec3 l = normalize(u_light);
-  vec3 v = normalize(u_eye - v_wpos);
-  float d = max(dot(n,l),0.0);
-  vec3 r = reflect(-l,n);
-  float s = d > 0.0 ? pow(max(dot(r,v),0.0),32.0) : 0.0;
-  vec3 c = vec3(0.1,0.1,0.12) + d*vec3(0.85,0.45,0.2) + s*vec3(1.0);
-  gl_FragColor = vec4(c,1.0);
-}
-`
+// The bench shaders, from the bench package (SCENES.md / glbench.c).
+var (
+	benchShaders = bench.Shaders()
+	vsFlat       = benchShaders["VS_FLAT"]
+	fsFlat       = benchShaders["FS_FLAT"]
+	fsTex        = benchShaders["FS_TEX"]
+	vsPhong      = benchShaders["VS_PHONG"]
+	fsPhong      = benchShaders["FS_PHONG"]
 )
 
 // compile parses src, lowers it and runs every pass with Verify, returning
