@@ -391,7 +391,10 @@ func TestHWHighPriorityOvertakesNormalQueue(t *testing.T) {
 	if err := high.SubmitCL(ah); err != nil {
 		t.Fatal(err)
 	}
-	if err := wait(t, high, ah.OutFence); err != nil {
+	// The high job waits for the normal indirect buffer already running
+	// (no preemption inside an IB); under the race detector that is seconds.
+	// The test is about order, so the wait is generous.
+	if err := high.Wait(&WaitArgs{Fence: ah.OutFence, Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	done := 0
