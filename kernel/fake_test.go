@@ -197,6 +197,16 @@ func (m *fakeMMU) read8(va uint32) (byte, bool) {
 }
 
 func (m *fakeMMU) read32(va uint32) (uint32, bool) {
+	// An aligned word is read atomically, as the real GPU reads semaphores
+	// and fences: the kernel stores them atomically (storeSync32) while the
+	// engines run.
+	if va&3 == 0 {
+		pa, ok := m.translate(va, false)
+		if !ok {
+			return 0, false
+		}
+		return loadSync32(m.g.mem, pa), true
+	}
 	var v uint32
 	for i := uint32(0); i < 4; i++ {
 		b, ok := m.read8(va + i)
@@ -221,6 +231,14 @@ func (m *fakeMMU) readN(va uint32, n uint32) ([]byte, bool) {
 }
 
 func (m *fakeMMU) write32(va, v uint32) bool {
+	if va&3 == 0 { // atomically, as the real GPU writes fences and semaphores
+		pa, ok := m.translate(va, true)
+		if !ok {
+			return false
+		}
+		storeSync32(m.g.mem, pa, v)
+		return true
+	}
 	for i := uint32(0); i < 4; i++ {
 		pa, ok := m.translate(va+i, true)
 		if !ok {
