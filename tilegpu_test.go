@@ -1,19 +1,40 @@
 package tilegpu
 
 import (
-	"encoding/binary"
-	"math"
+	"image"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/le"
 )
 
-func f32bytes(fs ...float32) []byte {
-	out := make([]byte, 0, 4*len(fs))
-	for _, f := range fs {
-		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
+func f32bytes(fs ...float32) []byte { return le.Float32s(fs) }
+
+// newTestContext creates a context closed when the test ends.
+func newTestContext(t *testing.T, cfg Config) *Context {
+	t.Helper()
+	ctx, err := NewContext(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	t.Cleanup(func() { ctx.Close() })
+	return ctx
+}
+
+// pixelWant is an expected RGBA value at (x, y), top row first.
+type pixelWant struct {
+	x, y int
+	want [4]uint8
+}
+
+func expectPixels(t *testing.T, img *image.NRGBA, want []pixelWant) {
+	t.Helper()
+	for _, tc := range want {
+		c := img.NRGBAAt(tc.x, tc.y)
+		if got := [4]uint8{c.R, c.G, c.B, c.A}; got != tc.want {
+			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
 }
 
 func buildProgram(t *testing.T, g gl.Context, vsSrc, fsSrc string) gl.Program {
@@ -42,11 +63,7 @@ func buildProgram(t *testing.T, g gl.Context, vsSrc, fsSrc string) gl.Program {
 // framebuffer (diagonal from bottom-left to top-middle... see below) and
 // checks pixels inside and outside it.
 func TestColouredTriangle(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 64, Height: 48, Cores: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 64, Height: 48, Cores: 2})
 	g := ctx.GL()
 	p := buildProgram(t, g,
 		"attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
@@ -70,21 +87,12 @@ func TestColouredTriangle(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Image rows are top first: the triangle covers the bottom-left.
-	for _, tc := range []struct {
-		x, y int
-		want [4]uint8
-	}{
+	expectPixels(t, img, []pixelWant{
 		{2, 45, [4]uint8{255, 128, 0, 255}}, // bottom-left: inside
 		{60, 2, [4]uint8{0, 0, 255, 255}},   // top-right: clear colour
 		{10, 30, [4]uint8{255, 128, 0, 255}},
 		{50, 10, [4]uint8{0, 0, 255, 255}},
-	} {
-		c := img.NRGBAAt(tc.x, tc.y)
-		got := [4]uint8{c.R, c.G, c.B, c.A}
-		if got != tc.want {
-			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
-		}
-	}
+	})
 	// ReadPixels is bottom row first.
 	px := make([]byte, 4)
 	g.ReadPixels(px, 2, 2, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE)
@@ -98,11 +106,7 @@ func TestColouredTriangle(t *testing.T) {
 // that the near one wins, that the texture's texels land where the
 // texture-coordinate convention puts them, and that the counters moved.
 func TestTexturedDepthTestedScene(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 32, Height: 32, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 32, Height: 32, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, `attribute vec2 a_pos;
 uniform float u_z;
@@ -150,20 +154,12 @@ void main() { vec4 t = texture2D(u_tex, v_uv); gl_FragColor = vec4(t.rgb * u_tin
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		x, y int
-		want [4]uint8
-	}{
+	expectPixels(t, img, []pixelWant{
 		{4, 28, [4]uint8{255, 0, 0, 255}},     // bottom-left texel
 		{28, 28, [4]uint8{0, 255, 0, 255}},    // bottom-right
 		{4, 4, [4]uint8{0, 0, 255, 255}},      // top-left
 		{28, 4, [4]uint8{255, 255, 255, 255}}, // top-right
-	} {
-		c := img.NRGBAAt(tc.x, tc.y)
-		if got := [4]uint8{c.R, c.G, c.B, c.A}; got != tc.want {
-			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
-		}
-	}
+	})
 	s := ctx.Stats()
 	if s.Instructions == 0 || s.Fragments == 0 || s.Jobs != 1 || s.Draws != 2 {
 		t.Errorf("stats %+v: want instructions and fragments counted, 1 job, 2 draws", s)
@@ -175,11 +171,7 @@ void main() { vec4 t = texture2D(u_tex, v_uv); gl_FragColor = vec4(t.rgb * u_tin
 // an FBO then sampled in the default framebuffer (the FBO's job must be
 // flushed before the sampling draw).
 func TestIndexedDrawsScissorClearAndRenderToTexture(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 32, Height: 32, Cores: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 32, Height: 32, Cores: 2})
 	g := ctx.GL()
 	solid := buildProgram(t, g,
 		"attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
@@ -248,31 +240,19 @@ void main() { gl_FragColor = texture2D(u_tex, v_uv); }`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		x, y int
-		want [4]uint8
-	}{
+	expectPixels(t, img, []pixelWant{
 		{4, 28, [4]uint8{255, 0, 0, 255}},  // bottom-left: texture's red half
 		{4, 4, [4]uint8{255, 0, 0, 255}},   // top-left: red half
 		{28, 28, [4]uint8{0, 255, 0, 255}}, // bottom-right: green half
 		{28, 4, [4]uint8{0, 0, 255, 255}},  // top-right: blue quad over it
 		{20, 12, [4]uint8{0, 0, 255, 255}},
-	} {
-		c := img.NRGBAAt(tc.x, tc.y)
-		if got := [4]uint8{c.R, c.G, c.B, c.A}; got != tc.want {
-			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestCubeMapSampling samples a cube map whose faces have different colours
 // along +X and −Z.
 func TestCubeMapSampling(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 8, Height: 8, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 8, Height: 8, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; uniform samplerCube u_cube; uniform vec3 u_dir; void main() { gl_FragColor = textureCube(u_cube, u_dir); }")
@@ -315,11 +295,7 @@ func TestCubeMapSampling(t *testing.T) {
 // dynamic index (the storage-block copy) and a colour from a disabled
 // attribute array (a stride-0 attribute holding glVertexAttrib4f's value).
 func TestDynamicUniformIndexAndGenericAttribute(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 8, Height: 8, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 8, Height: 8, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, `attribute vec2 a_pos;
 attribute vec4 a_col;
@@ -358,11 +334,7 @@ void main() { gl_FragColor = u_cols[u_i] + v_col; }`)
 // it: RGB textures have no alpha, so the sampled alpha must be 1 (the
 // sampler view's swizzle supplies it).
 func TestRGBTextureAlphaIsOne(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 8, Height: 8, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 8, Height: 8, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; varying vec2 v_uv; void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; uniform sampler2D u_tex; varying vec2 v_uv; void main() { gl_FragColor = texture2D(u_tex, v_uv); }")
@@ -395,11 +367,7 @@ func TestRGBTextureAlphaIsOne(t *testing.T) {
 
 // TestPointsAndLines draws 4-pixel points (gl_PointSize) and a line.
 func TestPointsAndLines(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 16, Height: 16, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 16, Height: 16, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_PointSize = 4.0; gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; void main() { gl_FragColor = vec4(1.0, 1.0, 0.0, 1.0); }")
@@ -439,11 +407,7 @@ func TestPointsAndLines(t *testing.T) {
 // colour mask off, then draws a full-window quad only where stencil == 1,
 // blended 50% over the clear colour.
 func TestStencilAndBlend(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 16, Height: 16, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 16, Height: 16, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; uniform vec4 u_color; void main() { gl_FragColor = u_color; }")
@@ -476,26 +440,14 @@ func TestStencilAndBlend(t *testing.T) {
 	if e := g.GetError(); e != gl.NO_ERROR {
 		t.Fatalf("GL error %#x: %v", e, ctx.GLES().LastDriverError())
 	}
-	for _, tc := range []struct {
-		x, y int
-		want [4]uint8
-	}{{3, 8, [4]uint8{128, 0, 128, 191}}, {12, 8, [4]uint8{0, 0, 255, 255}}} {
-		c := img.NRGBAAt(tc.x, tc.y)
-		if got := [4]uint8{c.R, c.G, c.B, c.A}; got != tc.want {
-			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
-		}
-	}
+	expectPixels(t, img, []pixelWant{{3, 8, [4]uint8{128, 0, 128, 191}}, {12, 8, [4]uint8{0, 0, 255, 255}}})
 }
 
 // TestBufferUpdateBetweenDraws rewrites a vertex buffer between two draws
 // of one frame: the first draw must still see the old vertices (the driver
 // renames the buffer instead of flushing).
 func TestBufferUpdateBetweenDraws(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 16, Height: 16, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 16, Height: 16, Cores: 1})
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; void main() { gl_FragColor = vec4(1.0); }")
@@ -527,11 +479,7 @@ func TestBufferUpdateBetweenDraws(t *testing.T) {
 // TestMaskedClear clears with a colour mask (drawn as a quad by the state
 // tracker) and checks only the unmasked channel changed.
 func TestMaskedClear(t *testing.T) {
-	ctx, err := NewContext(Config{Width: 8, Height: 8, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := newTestContext(t, Config{Width: 8, Height: 8, Cores: 1})
 	g := ctx.GL()
 	g.ClearColor(0, 0, 1, 1)
 	g.Clear(gl.COLOR_BUFFER_BIT)
