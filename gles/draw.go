@@ -36,49 +36,35 @@ func (cc *csoCache) init(p pipe.Context) {
 	cc.sampler = map[pipe.SamplerState]pipe.SamplerHandle{}
 }
 
-func (cc *csoCache) bindBlend(s pipe.BlendState) {
-	h, ok := cc.blend[s]
+// cached returns the state object for s, creating it on first use. A map
+// that reaches csoCacheLimit starts afresh (objects still bound stay valid:
+// the driver holds them).
+func cached[S comparable, H any](m *map[S]H, s S, create func(*S) H) H {
+	h, ok := (*m)[s]
 	if !ok {
-		if len(cc.blend) >= csoCacheLimit {
-			cc.blend = map[pipe.BlendState]pipe.BlendHandle{}
+		if len(*m) >= csoCacheLimit {
+			*m = map[S]H{}
 		}
-		h = cc.p.CreateBlendState(&s)
-		cc.blend[s] = h
+		h = create(&s)
+		(*m)[s] = h
 	}
-	cc.p.BindBlendState(h)
+	return h
+}
+
+func (cc *csoCache) bindBlend(s pipe.BlendState) {
+	cc.p.BindBlendState(cached(&cc.blend, s, cc.p.CreateBlendState))
 }
 
 func (cc *csoCache) bindDSA(s pipe.DepthStencilAlphaState) {
-	h, ok := cc.dsa[s]
-	if !ok {
-		if len(cc.dsa) >= csoCacheLimit {
-			cc.dsa = map[pipe.DepthStencilAlphaState]pipe.DepthStencilHandle{}
-		}
-		h = cc.p.CreateDepthStencilAlphaState(&s)
-		cc.dsa[s] = h
-	}
-	cc.p.BindDepthStencilAlphaState(h)
+	cc.p.BindDepthStencilAlphaState(cached(&cc.dsa, s, cc.p.CreateDepthStencilAlphaState))
 }
 
 func (cc *csoCache) bindRasterizer(s pipe.RasterizerState) {
-	h, ok := cc.rast[s]
-	if !ok {
-		if len(cc.rast) >= csoCacheLimit {
-			cc.rast = map[pipe.RasterizerState]pipe.RasterizerHandle{}
-		}
-		h = cc.p.CreateRasterizerState(&s)
-		cc.rast[s] = h
-	}
-	cc.p.BindRasterizerState(h)
+	cc.p.BindRasterizerState(cached(&cc.rast, s, cc.p.CreateRasterizerState))
 }
 
 func (cc *csoCache) samplerHandle(s pipe.SamplerState) pipe.SamplerHandle {
-	h, ok := cc.sampler[s]
-	if !ok {
-		h = cc.p.CreateSamplerState(&s)
-		cc.sampler[s] = h
-	}
-	return h
+	return cached(&cc.sampler, s, cc.p.CreateSamplerState)
 }
 
 func (cc *csoCache) bindVertexElements(elems []pipe.VertexElement) {
