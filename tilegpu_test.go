@@ -4,6 +4,7 @@ import (
 	"image"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/bench"
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/internal/le"
 )
@@ -39,22 +40,9 @@ func expectPixels(t *testing.T, img *image.NRGBA, want []pixelWant) {
 
 func buildProgram(t *testing.T, g gl.Context, vsSrc, fsSrc string) gl.Program {
 	t.Helper()
-	compile := func(ty gl.Enum, src string) gl.Shader {
-		s := g.CreateShader(ty)
-		g.ShaderSource(s, src)
-		g.CompileShader(s)
-		if g.GetShaderi(s, gl.COMPILE_STATUS) != 1 {
-			t.Fatalf("compile: %s", g.GetShaderInfoLog(s))
-		}
-		return s
-	}
-	p := g.CreateProgram()
-	g.AttachShader(p, compile(gl.VERTEX_SHADER, vsSrc))
-	g.AttachShader(p, compile(gl.FRAGMENT_SHADER, fsSrc))
-	g.BindAttribLocation(p, gl.Attrib{Value: 0}, "a_pos")
-	g.LinkProgram(p)
-	if g.GetProgrami(p, gl.LINK_STATUS) != 1 {
-		t.Fatalf("link: %s", g.GetProgramInfoLog(p))
+	p, err := bench.Program(g, vsSrc, fsSrc) // binds a_pos to attribute 0
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

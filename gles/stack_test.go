@@ -15,7 +15,9 @@ import (
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/compiler"
+	"github.com/tilegpu/tilegpu/bench"
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/internal/le"
 )
 
 func newStack(t *testing.T, w, h, cores int) (*tilegpu.Context, gl.Context) {
@@ -28,32 +30,13 @@ func newStack(t *testing.T, w, h, cores int) (*tilegpu.Context, gl.Context) {
 	return ctx, ctx.GL()
 }
 
-func f32s(fs ...float32) []byte {
-	out := make([]byte, 0, 4*len(fs))
-	for _, f := range fs {
-		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
-	}
-	return out
-}
+func f32s(fs ...float32) []byte { return le.Float32s(fs) }
 
 func program(t *testing.T, g gl.Context, vsSrc, fsSrc string) gl.Program {
 	t.Helper()
-	compile := func(ty gl.Enum, src string) gl.Shader {
-		s := g.CreateShader(ty)
-		g.ShaderSource(s, src)
-		g.CompileShader(s)
-		if g.GetShaderi(s, gl.COMPILE_STATUS) != 1 {
-			t.Fatalf("compile: %s", g.GetShaderInfoLog(s))
-		}
-		return s
-	}
-	p := g.CreateProgram()
-	g.AttachShader(p, compile(gl.VERTEX_SHADER, vsSrc))
-	g.AttachShader(p, compile(gl.FRAGMENT_SHADER, fsSrc))
-	g.BindAttribLocation(p, gl.Attrib{Value: 0}, "a_pos")
-	g.LinkProgram(p)
-	if g.GetProgrami(p, gl.LINK_STATUS) != 1 {
-		t.Fatalf("link: %s", g.GetProgramInfoLog(p))
+	p, err := bench.Program(g, vsSrc, fsSrc) // binds a_pos to attribute 0
+	if err != nil {
+		t.Fatal(err)
 	}
 	g.UseProgram(p)
 	return p
