@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/tilegpu/tilegpu"
-	"github.com/tilegpu/tilegpu/compiler"
 	"github.com/tilegpu/tilegpu/bench"
+	"github.com/tilegpu/tilegpu/compiler"
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/internal/le"
 )
