@@ -11,6 +11,17 @@ import (
 
 func f32bytes(fs ...float32) []byte { return le.Float32s(fs) }
 
+// positions uploads 2D positions to a new buffer and feeds them to
+// attribute 0 (a_pos), returning the buffer.
+func positions(g gl.Context, xy ...float32) gl.Buffer {
+	vb := g.CreateBuffer()
+	g.BindBuffer(gl.ARRAY_BUFFER, vb)
+	g.BufferData(gl.ARRAY_BUFFER, f32bytes(xy...), gl.STATIC_DRAW)
+	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
+	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	return vb
+}
+
 // newTestContext creates a context closed when the test ends.
 func newTestContext(t *testing.T, cfg Config) *Context {
 	t.Helper()
@@ -171,11 +182,7 @@ void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }`,
 uniform sampler2D u_tex;
 varying vec2 v_uv;
 void main() { gl_FragColor = texture2D(u_tex, v_uv); }`)
-	vb := g.CreateBuffer()
-	g.BindBuffer(gl.ARRAY_BUFFER, vb)
-	g.BufferData(gl.ARRAY_BUFFER, f32bytes(-1, -1, 1, -1, -1, 1, 1, 1), gl.STATIC_DRAW)
-	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
-	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	vb := positions(g, -1, -1, 1, -1, -1, 1, 1, 1)
 	ib := g.CreateBuffer()
 	g.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, ib)
 
@@ -245,11 +252,7 @@ func TestCubeMapSampling(t *testing.T) {
 	p := buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; uniform samplerCube u_cube; uniform vec3 u_dir; void main() { gl_FragColor = textureCube(u_cube, u_dir); }")
 	g.UseProgram(p)
-	vb := g.CreateBuffer()
-	g.BindBuffer(gl.ARRAY_BUFFER, vb)
-	g.BufferData(gl.ARRAY_BUFFER, f32bytes(-1, -1, 1, -1, -1, 1, 1, 1), gl.STATIC_DRAW)
-	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
-	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	positions(g, -1, -1, 1, -1, -1, 1, 1, 1)
 	cube := g.CreateTexture()
 	g.BindTexture(gl.TEXTURE_CUBE_MAP, cube)
 	colours := [6][4]byte{{255, 0, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}, {255, 255, 0, 255}, {0, 255, 255, 255}, {255, 0, 255, 255}}
@@ -295,11 +298,7 @@ uniform int u_i;
 varying vec4 v_col;
 void main() { gl_FragColor = u_cols[u_i] + v_col; }`)
 	g.UseProgram(p)
-	vb := g.CreateBuffer()
-	g.BindBuffer(gl.ARRAY_BUFFER, vb)
-	g.BufferData(gl.ARRAY_BUFFER, f32bytes(-1, -1, 1, -1, -1, 1, 1, 1), gl.STATIC_DRAW)
-	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
-	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	positions(g, -1, -1, 1, -1, -1, 1, 1, 1)
 	col := g.GetAttribLocation(p, "a_col")
 	g.DisableVertexAttribArray(col)
 	g.VertexAttrib4f(col, 0, 0, 0.5, 0)
@@ -326,11 +325,7 @@ func TestRGBTextureAlphaIsOne(t *testing.T) {
 	g := ctx.GL()
 	p := buildProgram(t, g, "attribute vec2 a_pos; varying vec2 v_uv; void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }",
 		"precision mediump float; uniform sampler2D u_tex; varying vec2 v_uv; void main() { gl_FragColor = texture2D(u_tex, v_uv); }")
-	vb := g.CreateBuffer()
-	g.BindBuffer(gl.ARRAY_BUFFER, vb)
-	g.BufferData(gl.ARRAY_BUFFER, f32bytes(-1, -1, 1, -1, -1, 1, 1, 1), gl.STATIC_DRAW)
-	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
-	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	positions(g, -1, -1, 1, -1, -1, 1, 1, 1)
 	tex := g.CreateTexture()
 	g.BindTexture(gl.TEXTURE_2D, tex)
 	g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGB, 4, 4, gl.RGB, gl.UNSIGNED_BYTE, nil)
@@ -401,11 +396,7 @@ func TestStencilAndBlend(t *testing.T) {
 		"precision mediump float; uniform vec4 u_color; void main() { gl_FragColor = u_color; }")
 	g.UseProgram(p)
 	col := g.GetUniformLocation(p, "u_color")
-	vb := g.CreateBuffer()
-	g.BindBuffer(gl.ARRAY_BUFFER, vb)
-	g.BufferData(gl.ARRAY_BUFFER, f32bytes(-1, -1, 0, -1, -1, 1, 0, 1, -1, -1, 1, -1, -1, 1, 1, 1), gl.STATIC_DRAW)
-	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
-	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	positions(g, -1, -1, 0, -1, -1, 1, 0, 1, -1, -1, 1, -1, -1, 1, 1, 1)
 	g.ClearColor(0, 0, 1, 1)
 	g.ClearStencil(0)
 	g.Clear(gl.COLOR_BUFFER_BIT | gl.STENCIL_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
