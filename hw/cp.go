@@ -46,6 +46,7 @@ type cpRing struct {
 
 func newEngine(g *GPU, id int) *engine {
 	e := &engine{g: g, id: id, doorbell: make(chan struct{}, 1), mmu: newMMU(g.mem, id), mmuRing: -1}
+	e.mmu.useEpoch(&g.tlbEpoch)
 	if id == EngineBin {
 		e.bin = newBinner(g, e)
 	}

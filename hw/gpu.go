@@ -22,13 +22,15 @@ type GPU struct {
 	cores int
 	start time.Time
 
-	mu          sync.Mutex // guards the register state below
-	intrStatus  uint32
-	intrEnable  uint32
-	faultVA     uint32
-	faultCtx    uint32
-	faultStatus uint32
-	overflow    struct {
+	mu         sync.Mutex // guards the register state below
+	intrStatus uint32
+	intrEnable uint32
+	// faults is the MMU fault queue, oldest first, at most one entry per
+	// context and FaultQueueDepth in all; faultsLost is set when a fault
+	// of a context not yet queued found the queue full.
+	faults     []pageFault
+	faultsLost bool
+	overflow   struct {
 		addr, size uint32
 		gen        uint64 // bumped by each BIN_OVERFLOW_SIZE write
 	}
@@ -44,6 +46,11 @@ type GPU struct {
 	memWaiters int // WAIT_MEMs in progress; no channel churn without them
 
 	engines [numEngines]*engine
+
+	// tlbEpoch counts TLB shootdowns (MMU_TLB_INVALIDATE); every MMU
+	// compares it on each translation and shader cores on each batch and
+	// taken branch.
+	tlbEpoch atomic.Uint64
 
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
@@ -151,19 +158,37 @@ func (g *GPU) interruptLoop() {
 	}
 }
 
-// fault latches a page fault and raises INTR_MMU_FAULT.
+// fault queues a page fault and raises INTR_MMU_FAULT. A context with a
+// fault already queued keeps its first one: the kernel blames contexts,
+// so one entry per context is all it needs, and two engines faulting for
+// two contexts before the kernel looks are both reported.
 func (g *GPU) fault(f *pageFault) {
 	g.mu.Lock()
-	g.faultVA = f.va
-	g.faultCtx = f.ctx
-	st := uint32(f.engine&0xF) << FaultStatusEngineShift
-	if f.write {
-		st |= FaultStatusWrite
+	queued := false
+	for i := range g.faults {
+		if g.faults[i].ctx == f.ctx {
+			queued = true
+			break
+		}
 	}
-	g.faultStatus = st
+	switch {
+	case queued:
+	case len(g.faults) < FaultQueueDepth:
+		g.faults = append(g.faults, *f)
+	default:
+		g.faultsLost = true
+	}
 	g.intrStatus |= IntrMMUFault
 	g.mu.Unlock()
 	g.kickInterrupt()
+}
+
+// headFault returns the oldest queued fault; g.mu is held.
+func (g *GPU) headFault() pageFault {
+	if len(g.faults) == 0 {
+		return pageFault{}
+	}
+	return g.faults[0]
 }
 
 // notifyMemChanged wakes every WAIT_MEM waiter so it re-reads memory.
@@ -205,7 +230,21 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 	case RegIntrAck:
 		g.mu.Lock()
 		g.intrStatus &^= v
+		if len(g.faults) > 0 {
+			g.intrStatus |= IntrMMUFault // pending while faults are queued
+		}
 		g.mu.Unlock()
+	case RegMMUFaultPop:
+		g.mu.Lock()
+		if len(g.faults) > 0 {
+			g.faults = append(g.faults[:0], g.faults[1:]...)
+		}
+		if len(g.faults) == 0 {
+			g.faultsLost = false
+		}
+		g.mu.Unlock()
+	case RegMMUTLBInvalidate:
+		g.tlbEpoch.Add(1)
 	case RegIntrEnable:
 		g.mu.Lock()
 		g.intrEnable = v
@@ -256,15 +295,31 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	case RegMMUFaultVA:
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.faultVA
+		return g.headFault().va
 	case RegMMUFaultCtx:
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.faultCtx
+		return g.headFault().ctx
 	case RegMMUFaultStatus:
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.faultStatus
+		if len(g.faults) == 0 {
+			return 0
+		}
+		f := g.faults[0]
+		st := uint32(f.engine&0xF) << FaultStatusEngineShift
+		if f.write {
+			st |= FaultStatusWrite
+		}
+		return st
+	case RegMMUFaultCount:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		n := uint32(len(g.faults))
+		if g.faultsLost {
+			n |= FaultCountOverflow
+		}
+		return n
 	case RegTimestampLo:
 		return uint32(g.timestamp())
 	case RegTimestampHi:

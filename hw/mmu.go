@@ -60,9 +60,30 @@ type mmu struct {
 	fault    pageFault
 	faulted  bool
 	hasTable bool
+
+	// epoch is the GPU's TLB shootdown counter (MMU_TLB_INVALIDATE bumps
+	// it); seen is its value when this TLB was last emptied. Every
+	// translation compares the two, so a shootdown takes effect at this
+	// MMU's next access, even in the middle of a job.
+	epoch *atomic.Uint64
+	seen  uint64
 }
 
-func newMMU(mem []byte, engine int) *mmu { return &mmu{mem: mem, engine: engine} }
+// newMMU returns an MMU with its own shootdown counter; the GPU's engines
+// and workers share the GPU's (useEpoch).
+func newMMU(mem []byte, engine int) *mmu {
+	return &mmu{mem: mem, engine: engine, epoch: new(atomic.Uint64)}
+}
+
+// useEpoch makes m honour the shootdowns counted by epoch.
+func (m *mmu) useEpoch(epoch *atomic.Uint64) {
+	m.epoch = epoch
+	m.seen = epoch.Load()
+}
+
+// PageEpoch implements qpu.PageEpoch: a shader core drops the pages it
+// cached from Page when this changes.
+func (m *mmu) PageEpoch() uint64 { return m.epoch.Load() }
 
 // setContext switches page tables and flushes the TLB.
 func (m *mmu) setContext(ctx, l1 uint32) {
@@ -81,14 +102,18 @@ func (m *mmu) copyContext(o *mmu) {
 // edits page tables between jobs.
 func (m *mmu) flush() {
 	m.tag = [tlbEntries]uint32{}
+	m.seen = m.epoch.Load()
 	m.faulted = false
 }
 
+// pte reads a page-table entry atomically: the kernel edits the tables of
+// a context while its jobs run (it unmaps a closed BO at once), so the
+// walk and the kernel's store may meet on one word.
 func (m *mmu) pte(pa uint32) (uint32, bool) {
-	if uint64(pa)+4 > uint64(len(m.mem)) {
+	if pa&3 != 0 || uint64(pa)+4 > uint64(len(m.mem)) {
 		return 0, false
 	}
-	return binary.LittleEndian.Uint32(m.mem[pa:]), true
+	return toLE(atomic.LoadUint32((*uint32)(unsafe.Pointer(&m.mem[pa])))), true
 }
 
 // walk translates va through the page tables in memory.
@@ -113,6 +138,10 @@ func (m *mmu) walk(va uint32) (pa uint32, writable bool, ok bool) {
 
 // translate returns the PA of va, or a fault.
 func (m *mmu) translate(va uint32, write bool) (uint32, *pageFault) {
+	if e := m.epoch.Load(); e != m.seen {
+		m.tag = [tlbEntries]uint32{}
+		m.seen = e
+	}
 	vpn := va >> pageShift
 	slot := vpn & (tlbEntries - 1)
 	if m.tag[slot] == vpn+1 && (!write || m.wr[slot]) {
@@ -226,7 +255,10 @@ func (m *mmu) Page(va uint32, write bool) ([]byte, bool) {
 	return m.mem[base : base+pageSize], true
 }
 
-var _ qpu.PageMem = (*mmu)(nil)
+var (
+	_ qpu.PageMem   = (*mmu)(nil)
+	_ qpu.PageEpoch = (*mmu)(nil)
+)
 
 // loadSync32 and storeSync32 access semaphore and fence words (WAIT_MEM,
 // SIGNAL, EVENT_WRITE) atomically: the two engines and the CPU touch them

@@ -143,6 +143,7 @@ func TestRenderFaultThenRecovery(t *testing.T) {
 	if ev[0] != 9 {
 		t.Fatal("EVENT_WRITE after the faulting IB did not run")
 	}
+	k.g.WriteReg(RegMMUFaultPop, 1)
 	k.g.WriteReg(RegIntrAck, ^uint32(0))
 	res := k.renderFrame(&testFrame{width: 64, height: 64, draws: []testDraw{{mode: cl.PrimTriangles, verts: tri(-1, -1, 1, -1, -1, 1)}}})
 	if p := res.pixel(64, 5, 5); p[3] != 255 {

@@ -87,9 +87,15 @@ const (
 	RegIntrAck    Reg = 0x204 // W: write 1s to clear
 	RegIntrEnable Reg = 0x208 // RW: mask
 
-	RegMMUFaultVA     Reg = 0x300 // R: VA of the last fault
-	RegMMUFaultCtx    Reg = 0x304 // R: context id of the last fault
-	RegMMUFaultStatus Reg = 0x308 // R: bit 0 write, bits 8..11 engine
+	RegMMUFaultVA     Reg = 0x300 // R: VA of the oldest queued fault
+	RegMMUFaultCtx    Reg = 0x304 // R: context id of the oldest queued fault
+	RegMMUFaultStatus Reg = 0x308 // R: bit 0 write, bits 8..11 engine (oldest queued fault)
+	RegMMUFaultCount  Reg = 0x30C // R: faults queued; FaultCountOverflow when some were dropped
+	RegMMUFaultPop    Reg = 0x310 // W: drop the oldest queued fault (any value)
+	// RegMMUTLBInvalidate (W, any value) is a TLB shootdown: every engine's
+	// and render worker's micro-TLB and every shader core's page cache
+	// drop the translations they hold before their next access.
+	RegMMUTLBInvalidate Reg = 0x314
 
 	RegBinOverflowAddr Reg = 0x400 // W: VA of a new tile-allocation pool
 	RegBinOverflowSize Reg = 0x404 // W: its size; writing it releases a binner waiting on BIN_OOM
@@ -125,6 +131,14 @@ const (
 const (
 	FaultStatusWrite       uint32 = 1 << 0
 	FaultStatusEngineShift        = 8
+)
+
+// The MMU fault queue (docs/hardware.md §1): FaultQueueDepth entries, at
+// most one per context; MMU_FAULT_COUNT has FaultCountOverflow set once a
+// fault found the queue full (sticky until the queue drains).
+const (
+	FaultQueueDepth           = 64
+	FaultCountOverflow uint32 = 1 << 31
 )
 
 // Ring packet opcodes (docs/hardware.md §3).

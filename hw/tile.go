@@ -122,9 +122,11 @@ type worker struct {
 
 func newWorker(g *GPU, r *renderer, id int) *worker {
 	w := &worker{g: g, r: r, id: id, m: newMMU(g.mem, EngineRender)}
+	w.m.useEpoch(&g.tlbEpoch)
 	w.core = qpu.NewCore(w.m)
 	// Pages live until the next job start (renderer.run flushes them with
-	// the MMU's TLB): page tables do not change while a job runs.
+	// the MMU's TLB) or the next TLB shootdown, which the core notices
+	// through the MMU's PageEpoch.
 	w.core.RetainPages(true)
 	w.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
 	w.batch.VPMOut = make([]float32, 256*qpu.Lanes)

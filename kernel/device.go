@@ -69,9 +69,10 @@ type Device struct {
 	// Interrupt state, filled by the handler on a GPU goroutine. The
 	// handler never takes mu, so the kernel may hold mu while it writes
 	// registers.
-	irqMu   sync.Mutex
-	irqBits uint32
-	faults  []faultRecord
+	irqMu      sync.Mutex
+	irqBits    uint32
+	faults     []faultRecord
+	faultsLost bool // the hardware's fault queue overflowed at least once
 
 	wake chan struct{}
 	quit chan struct{}
@@ -100,6 +101,24 @@ type gpuContext struct {
 	active     int    // jobs queued or in flight
 	guilty     *Error // set when the context caused a fault or hang
 	closed     bool
+	// unfinished holds the fences of the jobs counted by active, oldest
+	// first; deferred is the memory unmapped while some of them might
+	// still reach it (see releaseLocked).
+	unfinished []uint64
+	deferred   []deferredFree
+}
+
+// deferredFree is physical memory and GPU VA of a context that was
+// unmapped while jobs of the context were unfinished. Uniforms are not
+// validated, so a running shader can reach any VA of its own context, and
+// a micro-TLB or shader page cache may still hold the old translation: the
+// pages go back to the allocator only when every job that was unfinished
+// at unmap time has retired (until is the newest of them), so no other
+// client can receive them while the context's work might still touch them.
+type deferredFree struct {
+	until       uint64
+	pg, pages   uint32 // physical pages (pages 0: none)
+	va, vaPages uint32 // GPU VA pages in the context (vaPages 0: none)
 }
 
 func newDevice(m machine, opts Options) *Device {
@@ -208,6 +227,7 @@ func (d *Device) Open() (*File, error) {
 		return nil, err
 	}
 	c.as = as
+	as.releaseTable = func(pg uint32) { d.releaseLocked(c, deferredFree{pg: pg, pages: 1}) }
 	pg, ok := d.phys.alloc(1, 1)
 	if !ok {
 		as.destroy()
@@ -229,6 +249,7 @@ func (d *Device) destroyContextLocked(c *gpuContext) {
 	if !c.closed || c.active > 0 || d.contexts[c.id] != c {
 		return
 	}
+	d.releaseDeferredLocked(c)
 	c.as.unmapPages(MemstoreVA, 1)
 	d.phys.release(c.memstorePA>>pageShift, 1)
 	c.as.destroy()
@@ -275,20 +296,68 @@ func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel boo
 		return nil, err
 	}
 	if err := c.as.mapPages(va, b.pa, pages, writable); err != nil {
-		c.as.freeVA(va, pages)
-		d.phys.release(pg, pages)
+		// Part of it was mapped for a moment: release it like any
+		// unmapped BO (mapPages has unmapped it).
+		if len(c.unfinished) > 0 {
+			d.m.WriteReg(regMMUTLBInvalidate, c.id)
+		}
+		d.releaseLocked(c, deferredFree{pg: pg, pages: pages, va: va, vaPages: pages})
 		return nil, err
 	}
 	b.va = va
 	return b, nil
 }
 
-// freeBOLocked unmaps and frees b; the caller knows no job uses it.
+// freeBOLocked unmaps and frees b; the caller knows no job that declared
+// b uses it. Other jobs of the context may still reach it through an
+// address in their uniforms: while the context has unfinished jobs the
+// kernel shoots down every TLB (so a running shader faults on its next
+// access instead of using the old translation) and defers the release.
 func (d *Device) freeBOLocked(b *bo) {
-	b.ctx.as.unmapPages(b.va, b.pages)
-	b.ctx.as.freeVA(b.va, b.pages)
-	d.phys.release(b.pa>>pageShift, b.pages)
+	c := b.ctx
+	c.as.unmapPages(b.va, b.pages)
+	if len(c.unfinished) > 0 {
+		d.m.WriteReg(regMMUTLBInvalidate, c.id)
+	}
+	d.releaseLocked(c, deferredFree{pg: b.pa >> pageShift, pages: b.pages, va: b.va, vaPages: b.pages})
 	b.pages = 0
+}
+
+// releaseLocked gives f back to the allocators now when c has no
+// unfinished job, else when the newest of them has retired.
+func (d *Device) releaseLocked(c *gpuContext, f deferredFree) {
+	if n := len(c.unfinished); n > 0 {
+		f.until = c.unfinished[n-1]
+		c.deferred = append(c.deferred, f)
+		return
+	}
+	d.releaseNowLocked(c, f)
+}
+
+func (d *Device) releaseNowLocked(c *gpuContext, f deferredFree) {
+	if f.vaPages > 0 {
+		c.as.freeVA(f.va, f.vaPages)
+	}
+	if f.pages > 0 {
+		d.phys.release(f.pg, f.pages)
+	}
+}
+
+// releaseDeferredLocked releases what c deferred and no unfinished job of
+// c can reach any more.
+func (d *Device) releaseDeferredLocked(c *gpuContext) {
+	if len(c.deferred) == 0 {
+		return
+	}
+	keep := c.deferred[:0]
+	for _, f := range c.deferred {
+		if len(c.unfinished) == 0 || c.unfinished[0] > f.until {
+			d.releaseNowLocked(c, f)
+		} else {
+			keep = append(keep, f)
+		}
+	}
+	c.deferred = keep
 }
 
 // releaseBOLocked frees b if neither a handle nor a job holds it.

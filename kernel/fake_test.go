@@ -22,27 +22,26 @@ import (
 type fakeGPU struct {
 	mem []byte
 
-	mu          sync.Mutex
-	base, size  [numEngines][numPriorities]uint32
-	rptr, wptr  [numEngines][numPriorities]uint32
-	status      [numEngines]uint32 // CP_STATUS
-	gen         [numEngines]uint64
-	intr        uint32
-	enable      uint32
-	faultVA     uint32
-	faultCtx    uint32
-	faultStatus uint32
-	overAddr    uint32
-	overSize    uint32
-	overGen     uint64
-	handler     func()
-	bell        [numEngines]chan struct{}
-	quit        chan struct{}
-	wg          sync.WaitGroup
-	start       time.Time
-	binJobs     int
-	work        uint32     // the QPU instruction counter scriptSlow advances
-	memMu       sync.Mutex // orders the fake engines' memory accesses with each other
+	mu         sync.Mutex
+	base, size [numEngines][numPriorities]uint32
+	rptr, wptr [numEngines][numPriorities]uint32
+	status     [numEngines]uint32 // CP_STATUS
+	gen        [numEngines]uint64
+	intr       uint32
+	enable     uint32
+	faults     []faultRecord // the MMU fault queue, as hw keeps it
+	shootdowns int           // MMU_TLB_INVALIDATE writes
+	overAddr   uint32
+	overSize   uint32
+	overGen    uint64
+	handler    func()
+	bell       [numEngines]chan struct{}
+	quit       chan struct{}
+	wg         sync.WaitGroup
+	start      time.Time
+	binJobs    int
+	work       uint32     // the QPU instruction counter scriptSlow advances
+	memMu      sync.Mutex // orders the fake engines' memory accesses with each other
 }
 
 const (
@@ -94,6 +93,15 @@ func (g *fakeGPU) WriteReg(r reg, v uint32) {
 	switch r {
 	case regIntrAck:
 		g.intr &^= v
+		if len(g.faults) > 0 {
+			g.intr |= intrMMUFault
+		}
+	case regMMUTLBInvalidate:
+		g.shootdowns++
+	case regMMUFaultPop:
+		if len(g.faults) > 0 {
+			g.faults = g.faults[1:]
+		}
 	case regIntrEnable:
 		g.enable = v
 	case regBinOverflowAddr:
@@ -129,12 +137,14 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 		return g.work
 	case regIntrStatus:
 		return g.intr & g.enable
-	case regMMUFaultVA:
-		return g.faultVA
-	case regMMUFaultCtx:
-		return g.faultCtx
-	case regMMUFaultStatus:
-		return g.faultStatus
+	case regMMUFaultVA, regMMUFaultCtx, regMMUFaultStatus:
+		if len(g.faults) == 0 {
+			return 0
+		}
+		f := g.faults[0]
+		return map[reg]uint32{regMMUFaultVA: f.va, regMMUFaultCtx: f.ctx, regMMUFaultStatus: f.status}[r]
+	case regMMUFaultCount:
+		return uint32(len(g.faults))
 	case regNumCores:
 		return 2
 	case regNumQPUs:
@@ -317,11 +327,11 @@ func (g *fakeGPU) step(e int, mmus *[numPriorities]fakeMMU) (ran, stalled bool) 
 		g.mu.Unlock()
 		if m.fault != nil {
 			g.mu.Lock()
-			g.faultVA, g.faultCtx = m.fault.va, m.ctx
-			g.faultStatus = uint32(e) << faultStatusEngineShift
+			fr := faultRecord{va: m.fault.va, ctx: m.ctx, status: uint32(e) << faultStatusEngineShift}
 			if m.fault.write {
-				g.faultStatus |= faultStatusWrite
+				fr.status |= faultStatusWrite
 			}
+			g.faults = append(g.faults, fr)
 			g.mu.Unlock()
 			g.raise(intrMMUFault)
 		}

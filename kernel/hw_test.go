@@ -42,6 +42,8 @@ func TestRegistersMatchHW(t *testing.T) {
 		{"INTR_STATUS", regIntrStatus, hw.RegIntrStatus}, {"INTR_ACK", regIntrAck, hw.RegIntrAck},
 		{"INTR_ENABLE", regIntrEnable, hw.RegIntrEnable}, {"MMU_FAULT_VA", regMMUFaultVA, hw.RegMMUFaultVA},
 		{"MMU_FAULT_CTX", regMMUFaultCtx, hw.RegMMUFaultCtx}, {"MMU_FAULT_STATUS", regMMUFaultStatus, hw.RegMMUFaultStatus},
+		{"MMU_FAULT_COUNT", regMMUFaultCount, hw.RegMMUFaultCount}, {"MMU_FAULT_POP", regMMUFaultPop, hw.RegMMUFaultPop},
+		{"MMU_TLB_INVALIDATE", regMMUTLBInvalidate, hw.RegMMUTLBInvalidate},
 		{"BIN_OVERFLOW_ADDR", regBinOverflowAddr, hw.RegBinOverflowAddr}, {"BIN_OVERFLOW_SIZE", regBinOverflowSize, hw.RegBinOverflowSize},
 		{"TIMESTAMP_LO", regTimestampLo, hw.RegTimestampLo}, {"TIMESTAMP_HI", regTimestampHi, hw.RegTimestampHi},
 		{"RESET", regReset, hw.RegReset}, {"NUM_CORES", regNumCores, hw.RegNumCores}, {"NUM_QPUS", regNumQPUs, hw.RegNumQPUs},
@@ -54,7 +56,7 @@ func TestRegistersMatchHW(t *testing.T) {
 	if intrEvent != hw.IntrEvent || intrMMUFault != hw.IntrMMUFault || intrBinOOM != hw.IntrBinOOM || intrCLError != hw.IntrCLError {
 		t.Error("interrupt bits differ from package hw")
 	}
-	if faultStatusWrite != hw.FaultStatusWrite || faultStatusEngineShift != hw.FaultStatusEngineShift || engineBin != hw.EngineBin || engineRender != hw.EngineRender {
+	if faultCountOverflow != hw.FaultCountOverflow || faultStatusWrite != hw.FaultStatusWrite || faultStatusEngineShift != hw.FaultStatusEngineShift || engineBin != hw.EngineBin || engineRender != hw.EngineRender {
 		t.Error("fault status fields or engine numbers differ from package hw")
 	}
 }

@@ -34,19 +34,22 @@ const (
 )
 
 const (
-	regIntrStatus      reg = 0x200
-	regIntrAck         reg = 0x204
-	regIntrEnable      reg = 0x208
-	regMMUFaultVA      reg = 0x300
-	regMMUFaultCtx     reg = 0x304
-	regMMUFaultStatus  reg = 0x308
-	regBinOverflowAddr reg = 0x400
-	regBinOverflowSize reg = 0x404
-	regTimestampLo     reg = 0x500
-	regTimestampHi     reg = 0x504
-	regReset           reg = 0x700
-	regNumCores        reg = 0x800
-	regNumQPUs         reg = 0x804
+	regIntrStatus       reg = 0x200
+	regIntrAck          reg = 0x204
+	regIntrEnable       reg = 0x208
+	regMMUFaultVA       reg = 0x300
+	regMMUFaultCtx      reg = 0x304
+	regMMUFaultStatus   reg = 0x308
+	regMMUFaultCount    reg = 0x30C // faults queued; faultCountOverflow when some were dropped
+	regMMUFaultPop      reg = 0x310 // W: drop the oldest queued fault
+	regMMUTLBInvalidate reg = 0x314 // W: TLB shootdown in every engine and worker
+	regBinOverflowAddr  reg = 0x400
+	regBinOverflowSize  reg = 0x404
+	regTimestampLo      reg = 0x500
+	regTimestampHi      reg = 0x504
+	regReset            reg = 0x700
+	regNumCores         reg = 0x800
+	regNumQPUs          reg = 0x804
 )
 
 // Interrupt bits (hardware.md §2).
@@ -59,6 +62,7 @@ const (
 
 	faultStatusWrite       = 1 << 0
 	faultStatusEngineShift = 8
+	faultCountOverflow     = 1 << 31
 )
 
 // Engines.

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -27,25 +28,39 @@ func (d *Device) kick() {
 }
 
 // onInterrupt runs on a GPU goroutine. It latches and acknowledges the
-// pending bits and wakes the dispatcher; it never takes d.mu.
+// pending bits, drains the MMU fault queue (every context that faulted is
+// blamed, not only the last one) and wakes the dispatcher; it never takes
+// d.mu. The dispatcher calls it too, so the drain holds irqMu: two callers
+// must not read one head entry and pop two.
 func (d *Device) onInterrupt() {
 	st := d.m.ReadReg(regIntrStatus)
 	if st == 0 {
 		return
 	}
-	var fr faultRecord
+	d.irqMu.Lock()
 	if st&intrMMUFault != 0 {
-		fr = faultRecord{d.m.ReadReg(regMMUFaultVA), d.m.ReadReg(regMMUFaultCtx), d.m.ReadReg(regMMUFaultStatus)}
+		for range maxFaultsPerInterrupt {
+			n := d.m.ReadReg(regMMUFaultCount)
+			if n&^faultCountOverflow == 0 {
+				break
+			}
+			if n&faultCountOverflow != 0 {
+				d.faultsLost = true
+			}
+			fr := faultRecord{d.m.ReadReg(regMMUFaultVA), d.m.ReadReg(regMMUFaultCtx), d.m.ReadReg(regMMUFaultStatus)}
+			d.m.WriteReg(regMMUFaultPop, 1)
+			d.faults = append(d.faults, fr)
+		}
 	}
 	d.m.WriteReg(regIntrAck, st)
-	d.irqMu.Lock()
 	d.irqBits |= st
-	if st&intrMMUFault != 0 && len(d.faults) < 64 {
-		d.faults = append(d.faults, fr)
-	}
 	d.irqMu.Unlock()
 	d.kick()
 }
+
+// maxFaultsPerInterrupt bounds one drain of the fault queue (the hardware
+// queue holds at most 64, one per context).
+const maxFaultsPerInterrupt = 64
 
 // dispatcher is the Device's worker goroutine: it handles interrupts,
 // retires jobs, moves ready jobs from context queues to the rings and runs
@@ -187,6 +202,10 @@ func (d *Device) signalJob(j *job, err *Error) {
 // releaseJob drops j's BO references and frees its kernel memory; the
 // GPU no longer touches any of it.
 func (d *Device) releaseJob(j *job) {
+	c := j.ctx
+	if i := slices.Index(c.unfinished, j.fence.seqno); i >= 0 {
+		c.unfinished = slices.Delete(c.unfinished, i, i+1)
+	}
 	for _, b := range j.bos {
 		b.busy--
 		d.releaseBOLocked(b)
@@ -195,8 +214,9 @@ func (d *Device) releaseJob(j *job) {
 		d.freeBOLocked(b)
 	}
 	j.bos, j.overflow = nil, nil
-	j.ctx.active--
-	d.destroyContextLocked(j.ctx)
+	c.active--
+	d.releaseDeferredLocked(c)
+	d.destroyContextLocked(c)
 }
 
 // reapZombies releases the memory of jobs abandoned by a reset once every

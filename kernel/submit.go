@@ -204,6 +204,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	}
 	c.queue = append(c.queue, j)
 	c.active++
+	c.unfinished = append(c.unfinished, j.fence.seqno)
 	user.OutFence = j.fence.seqno
 	d.kick()
 	return nil

@@ -1,7 +1,5 @@
 package kernel
 
-import "encoding/binary"
-
 // GPU virtual address layout (see the package comment).
 const (
 	pageSize  = 4096
@@ -40,13 +38,18 @@ func memstoreBinSemAt(p int) uint32 { return memstoreBinSem + 4*uint32(p) }
 // table in physical memory (hardware.md §1) plus allocators for the user and
 // kernel VA ranges. Guarded by the Device lock.
 type addressSpace struct {
-	mem    []byte
-	phys   *rangeAllocator
-	l1     uint32          // PA of the L1 table
-	l2     [1024]uint32    // PA of each L2 table, 0 when absent
-	l2Used [1024]uint16    // valid entries per L2 table, so empty tables are freed
-	user   *rangeAllocator // pages of [userVAStart, reservedVA)
-	kernel *rangeAllocator // pages of [kernelVAStart, kernelVAEnd)
+	mem  []byte
+	phys *rangeAllocator
+	// releaseTable gives back the physical page of an L2 table that
+	// became empty. The Device defers it while jobs of the context may
+	// still walk the old table (see Device.releaseLocked); by default it
+	// is released at once.
+	releaseTable func(pg uint32)
+	l1           uint32          // PA of the L1 table
+	l2           [1024]uint32    // PA of each L2 table, 0 when absent
+	l2Used       [1024]uint16    // valid entries per L2 table, so empty tables are freed
+	user         *rangeAllocator // pages of [userVAStart, reservedVA)
+	kernel       *rangeAllocator // pages of [kernelVAStart, kernelVAEnd)
 }
 
 func newAddressSpace(mem []byte, phys *rangeAllocator) (*addressSpace, error) {
@@ -62,6 +65,7 @@ func newAddressSpace(mem []byte, phys *rangeAllocator) (*addressSpace, error) {
 	}
 	as.l1 = pg << pageShift
 	clear(mem[as.l1 : as.l1+pageSize])
+	as.releaseTable = func(pg uint32) { phys.release(pg, 1) }
 	return as, nil
 }
 
@@ -83,18 +87,20 @@ func (as *addressSpace) mapPages(va, pa, n uint32, writable bool) error {
 			t := pg << pageShift
 			clear(as.mem[t : t+pageSize])
 			as.l2[l1i] = t
-			binary.LittleEndian.PutUint32(as.mem[as.l1+4*l1i:], t|pteValid)
+			storeSync32(as.mem, as.l1+4*l1i, t|pteValid)
 		}
 		e := as.l2[l1i] + 4*l2i
-		if binary.LittleEndian.Uint32(as.mem[e:])&pteValid == 0 {
+		if loadSync32(as.mem, e)&pteValid == 0 {
 			as.l2Used[l1i]++
 		}
-		binary.LittleEndian.PutUint32(as.mem[e:], (pa+i<<pageShift)|flags)
+		storeSync32(as.mem, e, (pa+i<<pageShift)|flags)
 	}
 	return nil
 }
 
-// unmapPages invalidates n pages at va and frees L2 tables that became empty.
+// unmapPages invalidates n pages at va and frees L2 tables that became
+// empty. Page-table words are written atomically: the MMU may walk them
+// at the same time (a job of the context is running).
 func (as *addressSpace) unmapPages(va, n uint32) {
 	for i := uint32(0); i < n; i++ {
 		v := va + i<<pageShift
@@ -104,13 +110,13 @@ func (as *addressSpace) unmapPages(va, n uint32) {
 			continue
 		}
 		e := t + 4*l2i
-		if binary.LittleEndian.Uint32(as.mem[e:])&pteValid != 0 {
-			binary.LittleEndian.PutUint32(as.mem[e:], 0)
+		if loadSync32(as.mem, e)&pteValid != 0 {
+			storeSync32(as.mem, e, 0)
 			as.l2Used[l1i]--
 		}
 		if as.l2Used[l1i] == 0 {
-			binary.LittleEndian.PutUint32(as.mem[as.l1+4*l1i:], 0)
-			as.phys.release(t>>pageShift, 1)
+			storeSync32(as.mem, as.l1+4*l1i, 0)
+			as.releaseTable(t >> pageShift)
 			as.l2[l1i] = 0
 		}
 	}
@@ -119,11 +125,11 @@ func (as *addressSpace) unmapPages(va, n uint32) {
 // translate walks the page tables the way the MMU does; used by tests and
 // by the fault report.
 func (as *addressSpace) translate(va uint32) (pa uint32, writable, ok bool) {
-	l1e := binary.LittleEndian.Uint32(as.mem[as.l1+4*(va>>22):])
+	l1e := loadSync32(as.mem, as.l1+4*(va>>22))
 	if l1e&pteValid == 0 {
 		return 0, false, false
 	}
-	l2e := binary.LittleEndian.Uint32(as.mem[l1e&^0xfff+4*((va>>pageShift)&1023):])
+	l2e := loadSync32(as.mem, l1e&^0xfff+4*((va>>pageShift)&1023))
 	if l2e&pteValid == 0 {
 		return 0, false, false
 	}

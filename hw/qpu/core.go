@@ -135,6 +135,9 @@ type Core struct {
 	fifoPop   int // components of the head entry already popped
 	storeData [Lanes]uint32
 	loads     pageCache
+
+	epochSrc  PageEpoch // mem's shootdown counter, if it has one
+	epochSeen uint64
 }
 
 // NewCore returns a core that accesses memory through m and samples
@@ -146,6 +149,10 @@ func NewCore(m Mem) *Core {
 		c.srcs[k] = &c.acc[k]
 	}
 	c.loads.init(m)
+	c.epochSrc, _ = m.(PageEpoch)
+	if c.epochSrc != nil {
+		c.epochSeen = c.epochSrc.PageEpoch()
+	}
 	return c
 }
 
@@ -238,6 +245,7 @@ func (c *Core) Run(p *Program, b *Batch) error {
 	if !c.retainPages || c.pagesStale {
 		c.FlushPages()
 	}
+	c.checkShootdown()
 
 	code := p.code
 	pc := p.entry
@@ -285,6 +293,7 @@ func (c *Core) Run(p *Program, b *Batch) error {
 			}
 			if t >= 0 {
 				next = t
+				c.checkShootdown()
 			}
 		default:
 			b.Instructions = steps
@@ -652,8 +661,8 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 	case dstTMUStoreAddr:
 		for l := range r {
 			if mask&(1<<l) != 0 {
-				if !c.loads.write32(r[l], c.storeData[l]) {
-					return &Fault{VA: r[l], Write: true}
+				if !c.loads.storeWord(r[l], c.storeData[l]) {
+					return &Fault{VA: r[l] &^ 3, Write: true}
 				}
 			}
 		}
@@ -758,9 +767,9 @@ func (c *Core) directLoad(mask uint16, r *[Lanes]uint32) error {
 			out[l] = 0
 			continue
 		}
-		v, ok := c.loads.read32(r[l])
+		v, ok := c.loads.loadWord(r[l])
 		if !ok {
-			return &Fault{VA: r[l]}
+			return &Fault{VA: r[l] &^ 3}
 		}
 		out[l] = v
 	}

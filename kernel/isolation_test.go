@@ -1,0 +1,194 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// staleFS is the attacker's fragment shader for the use-after-free test:
+// uniform 0 is the VA of a BO the attacker will close while the shader
+// runs (raw: uniforms are not validated), uniform 1 its notebook (a BO
+// the job declares). It announces itself in notebook word 0, then loops:
+// copy the word at the closed BO's VA into notebook word 1, overwrite that
+// word with a marker, count iterations in word 3, until word 2 is non-zero.
+const staleFS = `
+	or ra0, unif, unif ; nop
+	or ra1, unif, unif ; nop
+	add ra2, ra1, 4 ; nop
+	add ra3, ra1, 8 ; nop
+	add ra4, ra1, 12 ; nop
+	li r3, 1
+	or tmu_stdata, r3, r3 ; nop
+	or tmu_staddr, ra1, ra1 ; nop
+	li ra5, 0
+loop:	or tmu_addr, ra0, ra0 ; nop
+	nop ; nop ; ldtmu
+	or tmu_stdata, r4, r4 ; nop
+	or tmu_staddr, ra2, ra2 ; nop
+	li r3, 0x0BAD0BAD
+	or tmu_stdata, r3, r3 ; nop
+	or tmu_staddr, ra0, ra0 ; nop
+	add ra5, ra5, 1 ; nop
+	or tmu_stdata, ra5, ra5 ; nop
+	or tmu_staddr, ra4, ra4 ; nop
+	or tmu_addr, ra3, ra3 ; nop
+	nop ; nop ; ldtmu
+	or.setf r0, r4, r4 ; nop
+	brr.allzs loop
+	li tlb_r, 1.0
+	li tlb_g, 0
+	li tlb_b, 0
+	li tlb_a, 1.0
+	nop ; nop ; end`
+
+const staleMarker = 0x0BAD0BAD
+
+// word reads word i of a CPU mapping the GPU writes concurrently.
+func word(m []byte, i int) uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&m[4*i])))
+}
+
+// mmap maps handle h of f.
+func mmap(t testing.TB, f *File, h uint32) []byte {
+	t.Helper()
+	m := MmapBOArgs{Handle: h}
+	if err := f.MmapBO(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Mapping
+}
+
+// TestHWClosedBOIsNotReusedUnderARunningShader is issue 6 item 1: client
+// A's long shader reads and writes one of A's BOs through an address in
+// its uniforms; A closes that BO mid-job and client B allocates and
+// writes a secret. Before the fix B received A's freed page, A's shader
+// copied B's secret into A's notebook, overwrote it, and A's job
+// succeeded. Now the kernel shoots down the TLBs when it unmaps the BO
+// (A's shader faults at its next access) and keeps the page from the
+// allocator until A's jobs have retired.
+func TestHWClosedBOIsNotReusedUnderARunningShader(t *testing.T) {
+	d := newHWDevice(t, 20*time.Second)
+	a, b := mustOpen(t, d), mustOpen(t, d)
+	victim := mustBO(t, a, pageSize)
+	notebook := mustBO(t, a, pageSize)
+	d.mu.Lock()
+	victimVA := a.handles[victim].va
+	d.mu.Unlock()
+
+	args, _ := hwJob(t, a, 4, 4, staleFS, fullScreen, 1)
+	args.BOs = append(args.BOs, BORef{Handle: notebook, Flags: BORead | BOWrite})
+	binary.LittleEndian.PutUint32(args.Uniforms[0:], victimVA)
+	args.Relocs = append(args.Relocs, Reloc{Space: SpaceUniforms, Offset: 4, Target: TargetBO, BOIndex: uint32(len(args.BOs) - 1)})
+	nb := mmap(t, a, notebook)
+	if err := a.SubmitCL(args); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	done := func() bool { return a.Wait(&WaitArgs{Fence: args.OutFence}) == nil || signalled(a, args.OutFence) }
+	waitUntil("the attacker's shader to start", func() bool { return word(nb, 0) == 1 })
+
+	if err := a.CloseBO(&CloseBOArgs{Handle: victim}); err != nil {
+		t.Fatal(err)
+	}
+	const secret = 0x5EC12E75
+	s := mustBO(t, b, pageSize)
+	sm := mmap(t, b, s)
+	for i := 0; i < pageSize/4; i++ {
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&sm[4*i])), secret)
+	}
+	// Let the attacker's loop run at least two more iterations (or end).
+	n := word(nb, 3)
+	waitUntil("two more iterations or the job's end", func() bool { return word(nb, 3)-n >= 2 || done() })
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&nb[8])), 1)
+	err := a.Wait(&WaitArgs{Fence: args.OutFence, Timeout: 30 * time.Second})
+
+	for i := 0; i < pageSize/4; i++ {
+		if v := word(sm, i); v != secret {
+			t.Fatalf("victim's word %d = %#x, want its secret %#x (the attacker wrote into it)", i, v, secret)
+		}
+	}
+	if v := word(nb, 1); v == secret {
+		t.Fatal("the attacker's shader read the victim's secret through its closed BO's address")
+	}
+	if !errors.Is(err, EIO) || !strings.Contains(err.Error(), "page fault") {
+		t.Errorf("attacker's job: %v, want EIO naming the page fault on its closed BO", err)
+	}
+	// B is unaffected and can still work.
+	bj, target := hwJob(t, b, 8, 8, redFS, fullScreen, 1)
+	if err := b.SubmitCL(bj); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, b, bj.OutFence); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pixels(t, b, target)[:8*8] {
+		if p != 0xFF0000FF {
+			t.Fatalf("victim pixel %d = %#08x", i, p)
+		}
+	}
+}
+
+// The kernel half of the fix, on the scripted GPU: a BO closed while its
+// context has a job running is unmapped and shot down at once, but its
+// pages stay out of the allocator until that job retires.
+func TestCloseBOWithJobsInFlightDefersItsPages(t *testing.T) {
+	d, g := newTestDevice(t, time.Hour)
+	a, b := mustOpen(t, d), mustOpen(t, d)
+	x := mustBO(t, a, 3*pageSize)
+	j := newTestJob(t, a, 64, 64)
+	j.script(scriptSlow, 300)
+	if err := a.SubmitCL(&j.args); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	xb := a.handles[x]
+	xpa, xva := xb.pa, xb.va
+	shot := g.shootdowns
+	d.mu.Unlock()
+	if err := a.CloseBO(&CloseBOArgs{Handle: x}); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	_, _, mapped := a.ctx.as.translate(xva)
+	d.mu.Unlock()
+	g.mu.Lock()
+	shotAfter := g.shootdowns
+	g.mu.Unlock()
+	if mapped {
+		t.Error("closed BO still mapped in its context")
+	}
+	if shotAfter == shot {
+		t.Error("no TLB shootdown after unmapping a BO of a context with a job running")
+	}
+	// Another client allocating now must not receive the pages.
+	for range 4 {
+		h := mustBO(t, b, 3*pageSize)
+		d.mu.Lock()
+		pa := b.handles[h].pa
+		d.mu.Unlock()
+		if pa < xpa+3*pageSize && xpa < pa+3*pageSize {
+			t.Fatalf("client B got PA %#x, inside A's closed BO at %#x while A's job runs", pa, xpa)
+		}
+	}
+	d.mu.Lock()
+	used := d.phys.used
+	d.mu.Unlock()
+	if err := wait(t, a, j.args.OutFence); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, "the deferred pages to be released", func() bool { return d.phys.used <= used-3-3 })
+}
