@@ -43,7 +43,7 @@ type Device struct {
 	rr        uint32 // round-robin position over context ids
 	seqno     uint64 // last fence issued
 	pending   map[uint64]*fence
-	failed    map[uint64]*Error     // errors of signalled fences that failed
+	failed    map[uint64]*fence     // signalled fences that failed (with their error and owner)
 	failedLog []uint64              // insertion order of failed, to bound it
 	inflight  [numPriorities][]*job // per priority, in ring order
 	// Jobs and pools abandoned by a reset; freed once every ring passes
@@ -106,6 +106,7 @@ type gpuContext struct {
 	// still reach it (see releaseLocked).
 	unfinished []uint64
 	deferred   []deferredFree
+	fenceRuns  []fenceRun // the fence numbers issued to it (fences.go)
 }
 
 // deferredFree is physical memory and GPU VA of a context that was
@@ -134,7 +135,7 @@ func newDevice(m machine, opts Options) *Device {
 		contexts:  map[uint32]*gpuContext{},
 		nextCtxID: 1,
 		pending:   map[uint64]*fence{},
-		failed:    map[uint64]*Error{},
+		failed:    map[uint64]*fence{},
 		numCores:  m.ReadReg(regNumCores),
 		numQPUs:   m.ReadReg(regNumQPUs),
 		wake:      make(chan struct{}, 1),

@@ -186,7 +186,8 @@ func (f *File) Close() {
 
 // Wait blocks until fence a.Fence has signalled or a.Timeout has passed
 // (ETIMEDOUT). It returns the fence's error: EIO when the job's context
-// was reset after a fault or a hang.
+// was reset after a fault or a hang. Only the File's own fences can be
+// waited for; another File's is ENOENT (see fences.go).
 func (f *File) Wait(a *WaitArgs) error {
 	d := f.d
 	d.mu.Lock()
@@ -194,23 +195,23 @@ func (f *File) Wait(a *WaitArgs) error {
 		d.mu.Unlock()
 		return err
 	}
-	if a.Fence == 0 || a.Fence > d.seqno {
-		d.mu.Unlock()
-		return errorf(ENOENT, "fence %d was never issued (last is %d)", a.Fence, d.seqno)
-	}
-	fc := d.pending[a.Fence]
-	ferr := d.failed[a.Fence]
+	fc, failed, err := d.lookupFenceLocked(f.ctx, a.Fence, "Wait")
 	d.mu.Unlock()
-	if fc == nil {
-		if ferr != nil {
-			return ferr
-		}
+	switch {
+	case err != nil:
+		return err
+	case failed != nil:
+		return failed.err
+	case fc == nil:
 		return nil
 	}
 	return waitFences([]*fence{fc}, a.Timeout, "fence")
 }
 
-// WaitBO blocks until no queued or running job uses the BO.
+// WaitBO blocks until no queued or running job uses the BO. It returns
+// ETIMEDOUT when that takes longer than a.Timeout, and otherwise the
+// error of the first of those jobs that failed (EIO after a fault or a
+// reset: what the jobs were to write into the BO may be missing).
 func (f *File) WaitBO(a *WaitBOArgs) error {
 	d := f.d
 	d.mu.Lock()
@@ -225,10 +226,13 @@ func (f *File) WaitBO(a *WaitBOArgs) error {
 	}
 	fs = append(fs, b.reads...)
 	d.mu.Unlock()
-	if err := waitFences(fs, a.Timeout, "BO"); err != nil && isErrno(err, ETIMEDOUT) {
+	err = waitFences(fs, a.Timeout, "BO")
+	if err != nil && isErrno(err, ETIMEDOUT) {
 		return errorf(ETIMEDOUT, "BO %d still busy after %v", a.Handle, a.Timeout)
 	}
-	return nil
+	// The BO is idle; a job that used it failing (EIO: its context was
+	// reset, the contents may be incomplete) is reported, not swallowed.
+	return err
 }
 
 func isErrno(err error, no Errno) bool {
@@ -270,6 +274,7 @@ type fence struct {
 	seqno uint64
 	done  chan struct{}
 	err   *Error
+	owner *gpuContext // the context of the job; only its File may wait
 }
 
 func (fc *fence) signalled() bool {

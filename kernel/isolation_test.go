@@ -192,3 +192,119 @@ func TestCloseBOWithJobsInFlightDefersItsPages(t *testing.T) {
 	}
 	waitFor(t, d, "the deferred pages to be released", func() bool { return d.phys.used <= used-3-3 })
 }
+
+// File.Wait used to accept any client's fence and return its error, whose
+// text names the other context's fault address. A fence is now its
+// owner's: another File gets ENOENT for it, pending, failed or retired.
+func TestWaitRefusesAnotherFilesFence(t *testing.T) {
+	d, _ := newTestDevice(t, time.Hour)
+	victim, spy := mustOpen(t, d), mustOpen(t, d)
+	ok := newTestJob(t, victim, 64, 64)
+	if err := victim.SubmitCL(&ok.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, victim, ok.args.OutFence); err != nil {
+		t.Fatal(err)
+	}
+	bad := newTestJob(t, victim, 64, 64)
+	bad.script(scriptFault, 0x0BAD_0000)
+	if err := victim.SubmitCL(&bad.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, victim, bad.args.OutFence); !errors.Is(err, EIO) || !strings.Contains(err.Error(), "0x0bad0000") {
+		t.Fatalf("the owner's wait: %v, want EIO naming its fault", err)
+	}
+	victim2 := mustOpen(t, d)
+	hang := newTestJob(t, victim2, 64, 64)
+	hang.script(scriptHang, 0)
+	if err := victim2.SubmitCL(&hang.args); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		fn   uint64
+	}{{"retired", ok.args.OutFence}, {"failed", bad.args.OutFence}, {"pending", hang.args.OutFence}} {
+		err := spy.Wait(&WaitArgs{Fence: tc.fn, Timeout: time.Millisecond})
+		if !errors.Is(err, ENOENT) || strings.Contains(err.Error(), "0bad") || strings.Contains(err.Error(), "fault") {
+			t.Errorf("%s fence of another file: %v, want a bare ENOENT", tc.name, err)
+		}
+	}
+}
+
+// WaitBO used to return nil once the BO was idle even when the job that
+// wrote it had faulted: the caller then read a half-written buffer as if
+// it were good.
+func TestWaitBOReportsTheFailedJob(t *testing.T) {
+	d, _ := newTestDevice(t, time.Hour)
+	f := mustOpen(t, d)
+	j := newTestJob(t, f, 64, 64)
+	j.script(scriptFault, 0x0BAD_0000)
+	if err := f.SubmitCL(&j.args); err != nil {
+		t.Fatal(err)
+	}
+	err := f.WaitBO(&WaitBOArgs{Handle: j.handles[boTarget], Timeout: 5 * time.Second})
+	if !errors.Is(err, EIO) || !strings.Contains(err.Error(), "page fault") {
+		t.Errorf("WaitBO of the faulting job's target: %v, want EIO", err)
+	}
+}
+
+// Two contexts fault before the kernel looks at the fault registers: both
+// must be blamed. With one latched fault the first context escaped.
+func TestFaultsOfTwoContextsAreBothBlamed(t *testing.T) {
+	d, g := newTestDevice(t, time.Hour)
+	a, b, innocent := mustOpen(t, d), mustOpen(t, d), mustOpen(t, d)
+	g.mu.Lock()
+	g.faults = append(g.faults,
+		faultRecord{va: 0xA000, ctx: a.ctx.id, status: engineRender << faultStatusEngineShift},
+		faultRecord{va: 0xB000, ctx: b.ctx.id, status: faultStatusWrite | engineBin<<faultStatusEngineShift})
+	g.mu.Unlock()
+	g.raise(intrMMUFault)
+	for _, c := range []struct {
+		f    *File
+		want string
+	}{{a, "read of VA 0x0000a000 on RENDER"}, {b, "write of VA 0x0000b000 on BIN"}} {
+		j := newTestJob(t, c.f, 64, 64)
+		var err error
+		waitFor(t, d, "the fault to be handled", func() bool { return c.f.ctx.guilty != nil })
+		if err = c.f.SubmitCL(&j.args); !errors.Is(err, EIO) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("context %d after its fault: %v, want EIO naming %q", c.f.ctx.id, err, c.want)
+		}
+	}
+	j := newTestJob(t, innocent, 64, 64)
+	if err := innocent.SubmitCL(&j.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, innocent, j.args.OutFence); err != nil {
+		t.Errorf("innocent context: %v", err)
+	}
+}
+
+func TestFenceRunsRememberOwnership(t *testing.T) {
+	var a, b gpuContext
+	for n := uint64(1); n <= 10; n++ {
+		if n%3 == 0 {
+			b.issued(n)
+		} else {
+			a.issued(n)
+		}
+	}
+	for n := uint64(1); n <= 11; n++ {
+		if want := n%3 != 0 && n <= 10; a.owns(n) != want {
+			t.Errorf("a owns %d = %v", n, !want)
+		}
+		if want := n%3 == 0 && n <= 10; b.owns(n) != want {
+			t.Errorf("b owns %d = %v", n, !want)
+		}
+	}
+	// Bounded: the oldest runs merge, the newest stay exact.
+	var c gpuContext
+	for n := uint64(1); n <= 4*maxFenceRuns; n += 2 {
+		c.issued(n)
+	}
+	if len(c.fenceRuns) != maxFenceRuns {
+		t.Fatalf("%d runs, want %d", len(c.fenceRuns), maxFenceRuns)
+	}
+	if !c.owns(1) || !c.owns(4*maxFenceRuns-1) || c.owns(4*maxFenceRuns-2) {
+		t.Error("merged runs lost an owned fence or the newest runs over-approximate")
+	}
+}

@@ -190,7 +190,7 @@ func (d *Device) signalJob(j *job, err *Error) {
 	close(fc.done)
 	delete(d.pending, fc.seqno)
 	if err != nil {
-		d.failed[fc.seqno] = err
+		d.failed[fc.seqno] = fc
 		d.failedLog = append(d.failedLog, fc.seqno)
 		if len(d.failedLog) > 4096 {
 			delete(d.failed, d.failedLog[0])

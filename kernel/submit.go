@@ -157,7 +157,8 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		uniVA: v.uniVA, uniSize: uint32(len(a.Uniforms)),
 	}
 	d.seqno++
-	j.fence = &fence{seqno: d.seqno, done: make(chan struct{})}
+	j.fence = &fence{seqno: d.seqno, done: make(chan struct{}), owner: c}
+	c.issued(d.seqno)
 	d.pending[d.seqno] = j.fence
 	for _, fn := range a.InFences {
 		if fc := d.pending[fn]; fc != nil {
@@ -280,6 +281,10 @@ func (f *File) prepareSubmit(a *SubmitCLArgs) (*validator, *bo, error) {
 		seen[r.Handle] = i
 		v.bos[i] = b
 	}
+	// An in-fence may name another File's fence: it only orders this
+	// job after that one and reveals nothing of its outcome (the job runs
+	// whether it failed or not). Only Wait returns a fence's error, and
+	// only to its owner.
 	for i, fn := range a.InFences {
 		if fn == 0 || fn > d.seqno {
 			return nil, nil, errorf(ENOENT, "InFences[%d]: fence %d was never issued", i, fn)
