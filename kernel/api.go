@@ -9,6 +9,14 @@ type Options struct {
 	// resets the engines and marks its context guilty. Default 5s.
 	JobTimeout time.Duration
 
+	// MemoryQuota is how many bytes of GPU memory one File may hold: its
+	// BOs plus the exec buffers and tile memory of its unfinished jobs
+	// (CreateBO stops 1/8 of it, at most 16 MiB, short, so that a File
+	// with full buffers can still submit). 0 means half of the memory
+	// that buffers may use; buffers of all Files together always leave
+	// 1/16 of the memory (4 MiB to 1/4) for job memory. See quota.go.
+	MemoryQuota int64
+
 	// Capture, when set, is called for every job as the kernel writes it to
 	// the rings — the packets, the validated and relocated lists and the
 	// render list it generated — for command-stream decoders (the role of
@@ -56,6 +64,9 @@ const (
 	ParamPerfVertices        // vertices shaded
 
 	ParamNumPriorities // context priority levels SetPriority accepts (2)
+
+	ParamMemoryQuota // bytes of GPU memory this File may hold (Options.MemoryQuota)
+	ParamMemoryHeld  // bytes of GPU memory charged to this File now
 )
 
 // GetParamArgs is the argument of File.GetParam.

@@ -37,6 +37,8 @@ type Device struct {
 
 	mu        sync.Mutex // guards everything below, all Files, contexts, BOs and jobs
 	phys      *rangeAllocator
+	limits    quotaLimits
+	userPages uint32 // pages charged to all contexts' BOs (quota.go)
 	rings     [numEngines][numPriorities]*ring
 	contexts  map[uint32]*gpuContext
 	nextCtxID uint32
@@ -107,6 +109,7 @@ type gpuContext struct {
 	unfinished []uint64
 	deferred   []deferredFree
 	fenceRuns  []fenceRun // the fence numbers issued to it (fences.go)
+	charged    uint32     // pages charged to it (quota.go)
 }
 
 // deferredFree is physical memory and GPU VA of a context that was
@@ -120,6 +123,8 @@ type deferredFree struct {
 	until       uint64
 	pg, pages   uint32 // physical pages (pages 0: none)
 	va, vaPages uint32 // GPU VA pages in the context (vaPages 0: none)
+	charged     bool   // pages are charged to the context (user: as a BO)
+	user        bool
 }
 
 func newDevice(m machine, opts Options) *Device {
@@ -145,6 +150,7 @@ func newDevice(m machine, opts Options) *Device {
 	if d.numQPUs == 0 {
 		d.numQPUs = 1
 	}
+	d.limits = newQuotaLimits(d.phys.total, opts.MemoryQuota)
 	if d.opts.starveLimit <= 0 {
 		d.opts.starveLimit = defaultStarveLimit
 	}
@@ -285,8 +291,13 @@ func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel boo
 	if pages == 0 {
 		pages = 1
 	}
+	user := !kernel
+	if err := d.chargeLocked(c, pages, user); err != nil {
+		return nil, err
+	}
 	pg, ok := d.phys.alloc(pages, 1)
 	if !ok {
+		d.unchargeLocked(c, pages, user)
 		return nil, errorf(ENOMEM, "out of GPU memory: %d contiguous pages requested, largest free run %d of %d free", pages, d.phys.largestFree(), d.phys.total-d.phys.used)
 	}
 	b := &bo{ctx: c, pa: pg << pageShift, pages: pages}
@@ -294,6 +305,7 @@ func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel boo
 	va, err := c.as.allocVA(pages, kernel)
 	if err != nil {
 		d.phys.release(pg, pages)
+		d.unchargeLocked(c, pages, user)
 		return nil, err
 	}
 	if err := c.as.mapPages(va, b.pa, pages, writable); err != nil {
@@ -302,7 +314,7 @@ func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel boo
 		if len(c.unfinished) > 0 {
 			d.m.WriteReg(regMMUTLBInvalidate, c.id)
 		}
-		d.releaseLocked(c, deferredFree{pg: pg, pages: pages, va: va, vaPages: pages})
+		d.releaseLocked(c, deferredFree{pg: pg, pages: pages, va: va, vaPages: pages, charged: true, user: user})
 		return nil, err
 	}
 	b.va = va
@@ -320,7 +332,7 @@ func (d *Device) freeBOLocked(b *bo) {
 	if len(c.unfinished) > 0 {
 		d.m.WriteReg(regMMUTLBInvalidate, c.id)
 	}
-	d.releaseLocked(c, deferredFree{pg: b.pa >> pageShift, pages: b.pages, va: b.va, vaPages: b.pages})
+	d.releaseLocked(c, deferredFree{pg: b.pa >> pageShift, pages: b.pages, va: b.va, vaPages: b.pages, charged: true, user: b.va < reservedVA})
 	b.pages = 0
 }
 
@@ -341,6 +353,9 @@ func (d *Device) releaseNowLocked(c *gpuContext, f deferredFree) {
 	}
 	if f.pages > 0 {
 		d.phys.release(f.pg, f.pages)
+		if f.charged {
+			d.unchargeLocked(c, f.pages, f.user)
+		}
 	}
 }
 

@@ -52,6 +52,12 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		}
 	case ParamNumPriorities:
 		a.Value = numPriorities
+	case ParamMemoryQuota:
+		a.Value = uint64(d.limits.quota) << pageShift
+	case ParamMemoryHeld:
+		d.mu.Lock()
+		a.Value = uint64(f.ctx.charged) << pageShift
+		d.mu.Unlock()
 	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
 		for {

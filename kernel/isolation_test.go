@@ -150,7 +150,7 @@ func TestCloseBOWithJobsInFlightDefersItsPages(t *testing.T) {
 	a, b := mustOpen(t, d), mustOpen(t, d)
 	x := mustBO(t, a, 3*pageSize)
 	j := newTestJob(t, a, 64, 64)
-	j.script(scriptSlow, 300)
+	j.script(scriptSlow, 1000)
 	if err := a.SubmitCL(&j.args); err != nil {
 		t.Fatal(err)
 	}
@@ -306,5 +306,119 @@ func TestFenceRunsRememberOwnership(t *testing.T) {
 	}
 	if !c.owns(1) || !c.owns(4*maxFenceRuns-1) || c.owns(4*maxFenceRuns-2) {
 		t.Error("merged runs lost an owned fence or the newest runs over-approximate")
+	}
+}
+
+// allocateUntilENOMEM creates 1 MiB BOs on f until CreateBO fails and
+// returns that error and how many it got.
+func allocateUntilENOMEM(t testing.TB, f *File) (int, error) {
+	t.Helper()
+	for n := 0; ; n++ {
+		if n > 4096 {
+			t.Fatal("no allocation limit after 4 GiB")
+		}
+		if err := f.CreateBO(&CreateBOArgs{Size: 1 << 20}); err != nil {
+			return n, err
+		}
+	}
+}
+
+// Issue 6 item 3: one client allocating until ENOMEM used to leave every
+// other client unable to allocate, or even to submit (no tile memory).
+// Now the hog stops at its quota and everybody else carries on; the hog
+// itself can still submit work with the buffers it holds.
+func TestMemoryHogStopsAtItsQuota(t *testing.T) {
+	d, _ := newTestDevice(t, time.Hour)
+	hog, other := mustOpen(t, d), mustOpen(t, d)
+	hogJob := newTestJob(t, hog, 64, 64)
+	n, err := allocateUntilENOMEM(t, hog)
+	if !errors.Is(err, ENOMEM) || !strings.Contains(err.Error(), "quota") {
+		t.Fatalf("hog's failing CreateBO: %v, want ENOMEM naming its quota", err)
+	}
+	q := GetParamArgs{Param: ParamMemoryQuota}
+	if err := hog.GetParam(&q); err != nil {
+		t.Fatal(err)
+	}
+	if mem := uint64(len(d.mem)); q.Value > mem/2 || q.Value < mem/4 || uint64(n)<<20 > q.Value {
+		t.Errorf("quota %d MiB (hog got %d MiB) of %d MiB: not about half", q.Value>>20, n, mem>>20)
+	}
+	// The other client allocates and renders.
+	j := newTestJob(t, other, 256, 256)
+	if err := other.SubmitCL(&j.args); err != nil {
+		t.Fatalf("other client's submit with the hog at its quota: %v", err)
+	}
+	if err := wait(t, other, j.args.OutFence); err != nil {
+		t.Fatal(err)
+	}
+	big := mustBO(t, other, 8<<20)
+	_ = big
+	// The hog can still submit with the buffers it has.
+	if err := hog.SubmitCL(&hogJob.args); err != nil {
+		t.Fatalf("hog's submit at its quota: %v", err)
+	}
+	if err := wait(t, hog, hogJob.args.OutFence); err != nil {
+		t.Fatal(err)
+	}
+	held := GetParamArgs{Param: ParamMemoryHeld}
+	if err := hog.GetParam(&held); err != nil || held.Value < uint64(n)<<20 {
+		t.Errorf("hog holds %d bytes (%v), want at least its %d MiB of buffers", held.Value, err, n)
+	}
+	hog.Close()
+	if _, err := allocateUntilENOMEM(t, other); !strings.Contains(err.Error(), "quota") {
+		t.Errorf("after the hog closed, the other client stops at its own quota, not at exhaustion: %v", err)
+	}
+}
+
+// Several hogs at their quotas together exhaust what buffers may use; a
+// client that already has its buffers can still submit, because job
+// memory comes from a reserve buffers cannot take.
+func TestJobMemoryIsReservedFromBuffers(t *testing.T) {
+	d, _ := newTestDevice(t, time.Hour)
+	c := mustOpen(t, d)
+	j := newTestJob(t, c, 512, 512)
+	var lastErr error
+	for range 3 {
+		h := mustOpen(t, d)
+		_, lastErr = allocateUntilENOMEM(t, h)
+	}
+	if !errors.Is(lastErr, ENOMEM) || !strings.Contains(lastErr.Error(), "exhausted") {
+		t.Fatalf("third hog: %v, want ENOMEM for exhausted buffer memory", lastErr)
+	}
+	for range 3 {
+		if err := c.SubmitCL(&j.args); err != nil {
+			t.Fatalf("submit with every hog at its limit: %v", err)
+		}
+		if err := wait(t, c, j.args.OutFence); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// An explicit quota applies, to BOs and to job memory: a client cannot pin
+// unbounded tile memory by queueing jobs either.
+func TestMemoryQuotaOption(t *testing.T) {
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: time.Hour, MemoryQuota: 8 << 20})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	f := mustOpen(t, d)
+	if err := f.CreateBO(&CreateBOArgs{Size: 8 << 20}); !errors.Is(err, ENOMEM) {
+		t.Errorf("8 MiB BO under an 8 MiB quota (less headroom): %v", err)
+	}
+	j := newTestJob(t, f, 1024, 1024) // a 4 MiB target and small buffers
+	n, err := allocateUntilENOMEM(t, f)
+	if n != 2 || !strings.Contains(err.Error(), "quota") {
+		t.Errorf("got %d more 1 MiB BOs under an 8 MiB quota, then %v", n, err)
+	}
+	// Jobs that never finish keep their tile memory; the quota stops them.
+	j.script(scriptHang, 0)
+	for k := 0; ; k++ {
+		err := f.SubmitCL(&j.args)
+		if err == nil {
+			continue
+		}
+		if k < 2 || !errors.Is(err, ENOMEM) || !strings.Contains(err.Error(), "quota") {
+			t.Fatalf("submit %d: %v, want ENOMEM naming the quota after a few jobs", k, err)
+		}
+		break
 	}
 }
