@@ -2,6 +2,7 @@ package hw
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,34 +101,73 @@ func FuzzTileList(f *testing.F) {
 type atomicBool struct{ b atomic.Bool }
 
 // FuzzRing feeds arbitrary words to a command processor. A WAIT_MEM may
-// legitimately block, so a ring that does not drain is RESET; after that
+// legitimately block, so a ring that stops moving is RESET; after that
 // the engine must be idle and still work.
+//
+// Throughput: the harness used to poll with 100 µs sleeps and give a
+// stalled ring a whole second before resetting it, so most inputs (any
+// WAIT_MEM whose condition fails) cost a second: 28 execs/s. drainOrReset
+// spins briefly and resets a ring that has not moved, with its command
+// processor idle, for a millisecond — long after any packet the CP can
+// execute has run (a WAIT_MEM is re-evaluated every 2 ms only when memory
+// does not change, and nothing else writes memory here).
 func FuzzRing(f *testing.F) {
 	k := newTestKernel(f, 1, 8<<20)
 	va, _ := k.bo(pageSize, true)
 	f.Add([]byte{0x00, 0x00, 0x13, 0x70, 1, 0, 0, 0, 0x00, 0x00, 0x10, 0x00, 5, 0, 0, 0})
 	f.Add([]byte{0x02, 0x00, 0x14, 0x70, 0, 0, 0x10, 0, 9, 0, 0, 0})
+	words := make([]uint32, 0, testRingSize/4)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		k.t = t
-		words := make([]uint32, 0, len(data)/4+2)
+		words = words[:0]
 		for i := 0; i+4 <= len(data) && len(words) < testRingSize/4-8; i += 4 {
 			words = append(words, binary.LittleEndian.Uint32(data[i:]))
 		}
 		for e := 0; e < numEngines; e++ {
 			k.setContext(e)
 			k.submit(e, words...)
-			deadline := time.Now().Add(time.Second)
-			for k.g.ReadReg(RegRingRptr(e)) != k.wptr[e] && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Microsecond)
-			}
-			if k.g.ReadReg(RegRingRptr(e)) != k.wptr[e] {
-				k.g.WriteReg(RegReset, 1<<e)
-			}
-			k.idle(e)
+			k.drainOrReset(e)
 			k.submit(e, PacketHeader(PktSignal, 2), va, 77)
-			k.idle(e)
+			if !k.drainOrReset(e) {
+				t.Fatalf("engine %d: stuck after a RESET on %x", e, data)
+			}
 		}
 	})
+}
+
+// drainOrReset waits until engine e has consumed its ring. A ring whose
+// head packet is a WAIT_MEM and whose RPTR has not moved for a
+// millisecond while the command processor is not executing a packet is
+// stalled on a condition that cannot pass: it is RESET and drainOrReset
+// reports false. (Any other packet at the head is merely waiting for the
+// CP goroutine to be scheduled.) An engine that stays busy for ten
+// seconds fails the test.
+func (k *testKernel) drainOrReset(e int) bool {
+	k.t.Helper()
+	start := time.Now()
+	last, since := ^uint32(0), start
+	for i := 0; ; i++ {
+		r := k.g.ReadReg(RegRingRptr(e))
+		if r == k.wptr[e] {
+			return true
+		}
+		now := time.Now()
+		if r != last || k.g.ReadReg(RegCPStatus(e))&CPStatusBusy != 0 {
+			last, since = r, now
+		} else if now.Sub(since) > time.Millisecond && k.headIsWaitMem(e, r) {
+			k.g.WriteReg(RegReset, 1<<e)
+			k.idle(e)
+			return false
+		}
+		if now.Sub(start) > 10*time.Second {
+			k.t.Fatalf("engine %d busy for 10 s", e)
+		}
+		if i < 200 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
 }
 
 // FuzzRenderCL feeds arbitrary bytes to the render engine as a render CL.
@@ -157,4 +197,11 @@ func FuzzRenderCL(f *testing.F) {
 			t.Fatalf("render engine hung on %x", data)
 		}
 	})
+}
+
+// headIsWaitMem reports whether the packet at byte offset rptr of engine
+// e's ring is a WAIT_MEM.
+func (k *testKernel) headIsWaitMem(e int, rptr uint32) bool {
+	hdr := binary.LittleEndian.Uint32(k.mem[k.ring[e]+rptr%testRingSize:])
+	return hdr>>28 == 7 && (hdr>>16)&0xFF == PktWaitMem
 }
