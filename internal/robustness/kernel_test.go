@@ -1,4 +1,4 @@
-package robustness
+package robustness_test
 
 import (
 	"bytes"
@@ -22,25 +22,25 @@ import (
 // and QPU assembly, exactly what a malicious client could hand SubmitCL.
 
 const (
-	passThroughVS = `
+	kPassThroughVS = `
 		mov vpm, vpm
 		mov vpm, vpm
 		mov vpm, vpm
 		mov vpm, vpm
 		nop ; nop ; end`
-	// victimFS draws opaque red.
-	victimFS = `
+	// kVictimFS draws opaque red.
+	kVictimFS = `
 		li tlb_r, 1.0
 		li tlb_g, 0
 		li tlb_b, 0
 		li tlb_a, 1.0
 		nop ; nop ; end`
-	frameSize = 64
+	kFrameSize = 64
 )
 
-// newDevice is a fresh GPU and kernel: every run of a case, the victim's
+// kNewDevice is a fresh GPU and kernel: every run of a case, the victim's
 // reference run included, starts from the same state.
-func newDevice(t testing.TB, opts kernel.Options) *kernel.Device {
+func kNewDevice(t testing.TB, opts kernel.Options) *kernel.Device {
 	t.Helper()
 	g := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 2})
 	if opts.JobTimeout == 0 {
@@ -51,7 +51,7 @@ func newDevice(t testing.TB, opts kernel.Options) *kernel.Device {
 	return d
 }
 
-func open(t testing.TB, d *kernel.Device) *kernel.File {
+func kOpen(t testing.TB, d *kernel.Device) *kernel.File {
 	t.Helper()
 	f, err := d.Open()
 	if err != nil {
@@ -61,7 +61,7 @@ func open(t testing.TB, d *kernel.Device) *kernel.File {
 	return f
 }
 
-func createBO(t testing.TB, f *kernel.File, size uint32) uint32 {
+func kCreateBO(t testing.TB, f *kernel.File, size uint32) uint32 {
 	t.Helper()
 	a := kernel.CreateBOArgs{Size: size}
 	if err := f.CreateBO(&a); err != nil {
@@ -70,7 +70,7 @@ func createBO(t testing.TB, f *kernel.File, size uint32) uint32 {
 	return a.Handle
 }
 
-func mapBO(t testing.TB, f *kernel.File, h uint32) []byte {
+func kMapBO(t testing.TB, f *kernel.File, h uint32) []byte {
 	t.Helper()
 	a := kernel.MmapBOArgs{Handle: h}
 	if err := f.MmapBO(&a); err != nil {
@@ -79,13 +79,13 @@ func mapBO(t testing.TB, f *kernel.File, h uint32) []byte {
 	return a.Mapping
 }
 
-// load and store access words the GPU may be writing at the same time.
-func load(m []byte, i int) uint32 { return atomic.LoadUint32((*uint32)(unsafe.Pointer(&m[4*i]))) }
-func store(m []byte, i int, v uint32) {
+// kLoad and kStore access words the GPU may be writing at the same time.
+func kLoad(m []byte, i int) uint32 { return atomic.LoadUint32((*uint32)(unsafe.Pointer(&m[4*i]))) }
+func kStore(m []byte, i int, v uint32) {
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(&m[4*i])), v)
 }
 
-func assemble(t testing.TB, src string) []uint64 {
+func kAssemble(t testing.TB, src string) []uint64 {
 	t.Helper()
 	code, err := isa.AssembleProgram(src, 0)
 	if err != nil {
@@ -94,22 +94,22 @@ func assemble(t testing.TB, src string) []uint64 {
 	return code
 }
 
-// drawJob builds a submission that draws a full-screen triangle with fs
+// kDrawJob builds a submission that draws a full-screen triangle with fs
 // into a w×h colour target cleared to clear. BOs: 0 vertices, 1 code (FS
 // at 0, VS at 1024), 2 the target. Uniforms: 16 bytes, the FS stream at
 // offset 0 (callers put their uniforms and relocations there).
-func drawJob(t testing.TB, f *kernel.File, w, h uint32, fs string, clear uint32) (*kernel.SubmitCLArgs, uint32) {
+func kDrawJob(t testing.TB, f *kernel.File, w, h uint32, fs string, clear uint32) (*kernel.SubmitCLArgs, uint32) {
 	t.Helper()
-	verts, code, target := createBO(t, f, 4096), createBO(t, f, 4096), createBO(t, f, w*h*4)
-	vm, cm := mapBO(t, f, verts), mapBO(t, f, code)
+	verts, code, target := kCreateBO(t, f, 4096), kCreateBO(t, f, 4096), kCreateBO(t, f, w*h*4)
+	vm, cm := kMapBO(t, f, verts), kMapBO(t, f, code)
 	for i, v := range [][2]float32{{-1, -1}, {3, -1}, {-1, 3}} {
 		binary.LittleEndian.PutUint32(vm[12*i:], math.Float32bits(v[0]))
 		binary.LittleEndian.PutUint32(vm[12*i+4:], math.Float32bits(v[1]))
 	}
-	for i, ins := range assemble(t, fs) {
+	for i, ins := range kAssemble(t, fs) {
 		binary.LittleEndian.PutUint64(cm[8*i:], ins)
 	}
-	for i, ins := range assemble(t, passThroughVS) {
+	for i, ins := range kAssemble(t, kPassThroughVS) {
 		binary.LittleEndian.PutUint64(cm[1024+8*i:], ins)
 	}
 	var bin []byte
@@ -155,14 +155,14 @@ func drawJob(t testing.TB, f *kernel.File, w, h uint32, fs string, clear uint32)
 	}, target
 }
 
-// addBO makes the job declare h and puts the VA of h+delta into the FS
+// kAddBO makes the job declare h and puts the VA of h+delta into the FS
 // uniform at byte offset off.
-func addBO(a *kernel.SubmitCLArgs, h, flags uint32, off, delta uint32) {
+func kAddBO(a *kernel.SubmitCLArgs, h, flags uint32, off, delta uint32) {
 	a.BOs = append(a.BOs, kernel.BORef{Handle: h, Flags: flags})
 	a.Relocs = append(a.Relocs, kernel.Reloc{Space: kernel.SpaceUniforms, Offset: off, Target: kernel.TargetBO, BOIndex: uint32(len(a.BOs) - 1), Delta: delta})
 }
 
-func submit(t testing.TB, f *kernel.File, a *kernel.SubmitCLArgs) uint64 {
+func kSubmit(t testing.TB, f *kernel.File, a *kernel.SubmitCLArgs) uint64 {
 	t.Helper()
 	if err := f.SubmitCL(a); err != nil {
 		t.Fatal(err)
@@ -170,65 +170,65 @@ func submit(t testing.TB, f *kernel.File, a *kernel.SubmitCLArgs) uint64 {
 	return a.OutFence
 }
 
-func waitFence(f *kernel.File, fence uint64) error {
+func kWaitFence(f *kernel.File, fence uint64) error {
 	return f.Wait(&kernel.WaitArgs{Fence: fence, Timeout: 60 * time.Second})
 }
 
-// victim is the innocent client: a BO holding a secret it wrote, and a
+// kVictim is the innocent client: a BO holding a secret it wrote, and a
 // few frames it renders and reads back. Its state is what every case
 // compares with the reference run.
-type victim struct {
+type kVictim struct {
 	f       *kernel.File
 	secret  []byte
-	results victimState
+	results kVictimState
 }
 
-type victimState struct {
+type kVictimState struct {
 	Secret []byte   // the secret BO's bytes at the end
 	Images [][]byte // each frame's target after its fence
 	Fences []string // each frame's fence result ("ok" or the error)
 }
 
-const secretWord = 0x5EC12E75
+const kSecretWord = 0x5EC12E75
 
-func newVictim(t testing.TB, d *kernel.Device) *victim {
-	return &victim{f: open(t, d)}
+func kNewVictim(t testing.TB, d *kernel.Device) *kVictim {
+	return &kVictim{f: kOpen(t, d)}
 }
 
 // allocSecret creates the victim's secret BO and writes the secret.
-func (v *victim) allocSecret(t testing.TB) {
-	v.secret = mapBO(t, v.f, createBO(t, v.f, 4096))
+func (v *kVictim) allocSecret(t testing.TB) {
+	v.secret = kMapBO(t, v.f, kCreateBO(t, v.f, 4096))
 	for i := 0; i < len(v.secret)/4; i++ {
-		store(v.secret, i, secretWord^uint32(i))
+		kStore(v.secret, i, kSecretWord^uint32(i))
 	}
 }
 
 // frame renders frame k and records the image and fence.
-func (v *victim) frame(t testing.TB, k int) {
-	a, target := drawJob(t, v.f, frameSize, frameSize, victimFS, 0xFF00FF00+uint32(k))
-	err := waitFence(v.f, submit(t, v.f, a))
+func (v *kVictim) frame(t testing.TB, k int) {
+	a, target := kDrawJob(t, v.f, kFrameSize, kFrameSize, kVictimFS, 0xFF00FF00+uint32(k))
+	err := kWaitFence(v.f, kSubmit(t, v.f, a))
 	res := "ok"
 	if err != nil {
 		res = err.Error()
 	}
-	img := mapBO(t, v.f, target)[:frameSize*frameSize*4]
+	img := kMapBO(t, v.f, target)[:kFrameSize*kFrameSize*4]
 	v.results.Images = append(v.results.Images, bytes.Clone(img))
 	v.results.Fences = append(v.results.Fences, res)
 }
 
-func (v *victim) state() victimState {
+func (v *kVictim) state() kVictimState {
 	s := v.results
 	s.Secret = make([]byte, len(v.secret))
 	for i := 0; i < len(v.secret)/4; i++ {
-		binary.LittleEndian.PutUint32(s.Secret[4*i:], load(v.secret, i))
+		binary.LittleEndian.PutUint32(s.Secret[4*i:], kLoad(v.secret, i))
 	}
 	return s
 }
 
-// referenceVictim is the victim's run on a device of its own.
-func referenceVictim(t testing.TB, frames int) victimState {
-	d := newDevice(t, kernel.Options{})
-	v := newVictim(t, d)
+// kReferenceVictim is the victim's run on a device of its own.
+func kReferenceVictim(t testing.TB, frames int) kVictimState {
+	d := kNewDevice(t, kernel.Options{})
+	v := kNewVictim(t, d)
 	v.allocSecret(t)
 	for k := range frames {
 		v.frame(t, k)
@@ -236,7 +236,7 @@ func referenceVictim(t testing.TB, frames int) victimState {
 	return v.state()
 }
 
-func sameAsAlone(t testing.TB, got, want victimState) {
+func kSameAsAlone(t testing.TB, got, want kVictimState) {
 	t.Helper()
 	if !bytes.Equal(got.Secret, want.Secret) {
 		i := 0
@@ -262,12 +262,12 @@ func sameAsAlone(t testing.TB, got, want victimState) {
 // attacker could: a job that relocates h into its uniforms, observed
 // through the kernel's capture hook (a shader could equally store the
 // relocated uniform somewhere the client reads).
-type vaSpy struct {
+type kVaSpy struct {
 	mu  sync.Mutex
 	got map[uint64]uint32 // fence → first uniform word
 }
 
-func (s *vaSpy) capture(c *kernel.Capture) {
+func (s *kVaSpy) capture(c *kernel.Capture) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.got == nil {
@@ -278,12 +278,12 @@ func (s *vaSpy) capture(c *kernel.Capture) {
 	}
 }
 
-func (s *vaSpy) learnVA(t testing.TB, f *kernel.File, h uint32) uint32 {
+func (s *kVaSpy) learnVA(t testing.TB, f *kernel.File, h uint32) uint32 {
 	t.Helper()
-	a, _ := drawJob(t, f, 8, 8, victimFS, 0)
-	addBO(a, h, kernel.BORead, 0, 0)
-	fence := submit(t, f, a)
-	if err := waitFence(f, fence); err != nil {
+	a, _ := kDrawJob(t, f, 8, 8, kVictimFS, 0)
+	kAddBO(a, h, kernel.BORead, 0, 0)
+	fence := kSubmit(t, f, a)
+	if err := kWaitFence(f, fence); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -295,12 +295,12 @@ func (s *vaSpy) learnVA(t testing.TB, f *kernel.File, h uint32) uint32 {
 	return va
 }
 
-// staleFS: uniform 0 is the VA of a BO the attacker closes while the
+// kStaleFS: uniform 0 is the VA of a BO the attacker closes while the
 // shader runs (a raw address: uniforms are not validated), uniform 1 its
 // notebook. It announces itself in notebook word 0, then loops: copy the
 // word at the closed BO into notebook word 1, overwrite it with a marker,
 // count iterations in word 3, until notebook word 2 is non-zero.
-const staleFS = `
+const kStaleFS = `
 	or ra0, unif, unif ; nop
 	or ra1, unif, unif ; nop
 	add ra2, ra1, 4 ; nop
@@ -330,7 +330,7 @@ loop:	or tmu_addr, ra0, ra0 ; nop
 	li tlb_a, 1.0
 	nop ; nop ; end`
 
-func waitUntil(t testing.TB, what string, cond func() bool) {
+func kWaitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
@@ -345,32 +345,32 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 // attacker's shader keeps reading and writing a BO the attacker closed,
 // hoping the victim receives its pages.
 func TestUseAfterFreeThroughStaleTranslations(t *testing.T) {
-	want := referenceVictim(t, 2)
-	var spy vaSpy
-	d := newDevice(t, kernel.Options{Capture: spy.capture})
-	att, v := open(t, d), newVictim(t, d)
-	closed, notebook := createBO(t, att, 4096), createBO(t, att, 4096)
+	want := kReferenceVictim(t, 2)
+	var spy kVaSpy
+	d := kNewDevice(t, kernel.Options{Capture: spy.capture})
+	att, v := kOpen(t, d), kNewVictim(t, d)
+	closed, notebook := kCreateBO(t, att, 4096), kCreateBO(t, att, 4096)
 	closedVA := spy.learnVA(t, att, closed)
-	a, _ := drawJob(t, att, 4, 4, staleFS, 0)
+	a, _ := kDrawJob(t, att, 4, 4, kStaleFS, 0)
 	binary.LittleEndian.PutUint32(a.Uniforms, closedVA)
-	addBO(a, notebook, kernel.BORead|kernel.BOWrite, 4, 0)
-	nb := mapBO(t, att, notebook)
-	fence := submit(t, att, a)
-	waitUntil(t, "the attacker's shader to run", func() bool { return load(nb, 0) == 1 })
+	kAddBO(a, notebook, kernel.BORead|kernel.BOWrite, 4, 0)
+	nb := kMapBO(t, att, notebook)
+	fence := kSubmit(t, att, a)
+	kWaitUntil(t, "the attacker's shader to run", func() bool { return kLoad(nb, 0) == 1 })
 	if err := att.CloseBO(&kernel.CloseBOArgs{Handle: closed}); err != nil {
 		t.Fatal(err)
 	}
 	v.allocSecret(t)
 	v.frame(t, 0)
-	n := load(nb, 3)
-	waitUntil(t, "two more attacker iterations or its end", func() bool {
-		return load(nb, 3)-n >= 2 || !errors.Is(att.Wait(&kernel.WaitArgs{Fence: fence}), kernel.ETIMEDOUT)
+	n := kLoad(nb, 3)
+	kWaitUntil(t, "two more attacker iterations or its end", func() bool {
+		return kLoad(nb, 3)-n >= 2 || !errors.Is(att.Wait(&kernel.WaitArgs{Fence: fence}), kernel.ETIMEDOUT)
 	})
-	store(nb, 2, 1)
-	err := waitFence(att, fence)
+	kStore(nb, 2, 1)
+	err := kWaitFence(att, fence)
 	v.frame(t, 1)
-	sameAsAlone(t, v.state(), want)
-	if w := load(nb, 1); w>>16 == secretWord>>16 {
+	kSameAsAlone(t, v.state(), want)
+	if w := kLoad(nb, 1); w>>16 == kSecretWord>>16 {
 		t.Errorf("the attacker read %#x, the victim's secret", w)
 	}
 	if !errors.Is(err, kernel.EIO) || !strings.Contains(err.Error(), "page fault") {
@@ -381,9 +381,9 @@ func TestUseAfterFreeThroughStaleTranslations(t *testing.T) {
 // Memory exhaustion (issue 6 item 3): the attacker allocates until
 // ENOMEM; the victim still allocates and renders.
 func TestMemoryExhaustion(t *testing.T) {
-	want := referenceVictim(t, 2)
-	d := newDevice(t, kernel.Options{})
-	att, v := open(t, d), newVictim(t, d)
+	want := kReferenceVictim(t, 2)
+	d := kNewDevice(t, kernel.Options{})
+	att, v := kOpen(t, d), kNewVictim(t, d)
 	var err error
 	for n := 0; err == nil && n < 1<<12; n++ {
 		err = att.CreateBO(&kernel.CreateBOArgs{Size: 1 << 20})
@@ -394,19 +394,19 @@ func TestMemoryExhaustion(t *testing.T) {
 	v.allocSecret(t)
 	v.frame(t, 0)
 	v.frame(t, 1)
-	sameAsAlone(t, v.state(), want)
+	kSameAsAlone(t, v.state(), want)
 }
 
 // Other clients' fences and handles: the attacker waits for the victim's
 // fences (which used to return their error text) and names the victim's
 // handle numbers.
 func TestForeignFencesAndHandles(t *testing.T) {
-	want := referenceVictim(t, 2)
-	d := newDevice(t, kernel.Options{})
-	v := newVictim(t, d)
+	want := kReferenceVictim(t, 2)
+	d := kNewDevice(t, kernel.Options{})
+	v := kNewVictim(t, d)
 	v.allocSecret(t)
 	v.frame(t, 0)
-	att := open(t, d)
+	att := kOpen(t, d)
 	var errs []error
 	for fence := uint64(1); fence <= 4; fence++ {
 		errs = append(errs, att.Wait(&kernel.WaitArgs{Fence: fence, Timeout: time.Millisecond}))
@@ -418,7 +418,7 @@ func TestForeignFencesAndHandles(t *testing.T) {
 			att.CloseBO(&kernel.CloseBOArgs{Handle: h}),
 			att.WaitBO(&kernel.WaitBOArgs{Handle: h}))
 	}
-	a, _ := drawJob(t, att, 8, 8, victimFS, 0) // the attacker's handles 1..3
+	a, _ := kDrawJob(t, att, 8, 8, kVictimFS, 0) // the attacker's handles 1..3
 	for h := uint32(4); h <= 8; h++ {
 		a.BOs[2].Handle = h
 		errs = append(errs, att.SubmitCL(a))
@@ -429,13 +429,13 @@ func TestForeignFencesAndHandles(t *testing.T) {
 		}
 	}
 	v.frame(t, 1)
-	sameAsAlone(t, v.state(), want)
+	kSameAsAlone(t, v.state(), want)
 }
 
-// guessFS stores a marker to every page from uniform 0 upward (uniform 1
+// kGuessFS stores a marker to every page from uniform 0 upward (uniform 1
 // pages), then loads from the kernel's reserved range: guessed addresses
 // either are the attacker's own or fault.
-const guessFS = `
+const kGuessFS = `
 	or ra0, unif, unif ; nop
 	or r1, unif, unif ; nop
 	li r3, 0x0BAD0BAD
@@ -457,26 +457,26 @@ loop:	or tmu_stdata, r3, r3 ; nop
 // Guessed addresses: the attacker's shader sweeps the user VA range from
 // the bottom, writing as it goes, and reads the kernel's range.
 func TestGuessedAddresses(t *testing.T) {
-	want := referenceVictim(t, 1)
-	d := newDevice(t, kernel.Options{})
-	v := newVictim(t, d)
+	want := kReferenceVictim(t, 1)
+	d := kNewDevice(t, kernel.Options{})
+	v := kNewVictim(t, d)
 	v.allocSecret(t)
-	att := open(t, d)
-	a, _ := drawJob(t, att, 4, 4, guessFS, 0)
+	att := kOpen(t, d)
+	a, _ := kDrawJob(t, att, 4, 4, kGuessFS, 0)
 	binary.LittleEndian.PutUint32(a.Uniforms[0:], 0x1000)
 	binary.LittleEndian.PutUint32(a.Uniforms[4:], 4096) // 16 MiB of guesses
-	err := waitFence(att, submit(t, att, a))
+	err := kWaitFence(att, kSubmit(t, att, a))
 	v.frame(t, 0)
-	sameAsAlone(t, v.state(), want)
+	kSameAsAlone(t, v.state(), want)
 	if !errors.Is(err, kernel.EIO) || !strings.Contains(err.Error(), "page fault") {
 		t.Errorf("attacker's job: %v, want EIO for a page fault", err)
 	}
 }
 
-// racyFS makes every fragment on every render core store its own x to
+// kRacyFS makes every fragment on every render core store its own x to
 // one word of uniform 0: the hardware defines one store wins, whole; the
 // emulator must not have a Go data race there (run with -race).
-const racyFS = `
+const kRacyFS = `
 	or ra0, unif, unif ; nop
 	ftoi r1, frag_x ; nop
 	or tmu_stdata, r1, r1 ; nop
@@ -491,30 +491,30 @@ const racyFS = `
 
 // Concurrent stores to one address from every render worker.
 func TestConcurrentStoresToOneWord(t *testing.T) {
-	want := referenceVictim(t, 1)
-	d := newDevice(t, kernel.Options{})
-	v := newVictim(t, d)
+	want := kReferenceVictim(t, 1)
+	d := kNewDevice(t, kernel.Options{})
+	v := kNewVictim(t, d)
 	v.allocSecret(t)
-	att := open(t, d)
-	word := createBO(t, att, 4096)
-	a, _ := drawJob(t, att, 256, 256, racyFS, 0) // 16 tiles over 2 cores
-	addBO(a, word, kernel.BORead|kernel.BOWrite, 0, 0)
-	if err := waitFence(att, submit(t, att, a)); err != nil {
+	att := kOpen(t, d)
+	word := kCreateBO(t, att, 4096)
+	a, _ := kDrawJob(t, att, 256, 256, kRacyFS, 0) // 16 tiles over 2 cores
+	kAddBO(a, word, kernel.BORead|kernel.BOWrite, 0, 0)
+	if err := kWaitFence(att, kSubmit(t, att, a)); err != nil {
 		t.Fatalf("racing job: %v", err)
 	}
-	if w := load(mapBO(t, att, word), 0); w >= 256 {
+	if w := kLoad(kMapBO(t, att, word), 0); w >= 256 {
 		t.Errorf("the word holds %d, not a whole value one fragment stored (x < 256)", w)
 	}
 	v.frame(t, 0)
-	sameAsAlone(t, v.state(), want)
+	kSameAsAlone(t, v.state(), want)
 }
 
 // Two attackers fault at the same moment: both are blamed (the fault
 // registers used to keep only the last), the victim carries on.
 func TestSimultaneousFaults(t *testing.T) {
-	want := referenceVictim(t, 2)
-	d := newDevice(t, kernel.Options{})
-	v := newVictim(t, d)
+	want := kReferenceVictim(t, 2)
+	d := kNewDevice(t, kernel.Options{})
+	v := kNewVictim(t, d)
 	v.allocSecret(t)
 	const faultFS = `
 		li r2, 0x0BAD0000
@@ -525,20 +525,20 @@ func TestSimultaneousFaults(t *testing.T) {
 	var fences [2]uint64
 	var atts [2]*kernel.File
 	for i := range atts {
-		atts[i] = open(t, d)
-		a, _ := drawJob(t, atts[i], 128, 128, faultFS, 0)
-		fences[i] = submit(t, atts[i], a)
+		atts[i] = kOpen(t, d)
+		a, _ := kDrawJob(t, atts[i], 128, 128, faultFS, 0)
+		fences[i] = kSubmit(t, atts[i], a)
 	}
 	v.frame(t, 0)
 	for i, f := range atts {
-		if err := waitFence(f, fences[i]); !errors.Is(err, kernel.EIO) || !strings.Contains(err.Error(), "0x0bad0000") {
+		if err := kWaitFence(f, fences[i]); !errors.Is(err, kernel.EIO) || !strings.Contains(err.Error(), "0x0bad0000") {
 			t.Errorf("attacker %d: %v, want EIO for its fault", i, err)
 		}
-		a, _ := drawJob(t, f, 8, 8, victimFS, 0)
+		a, _ := kDrawJob(t, f, 8, 8, kVictimFS, 0)
 		if err := f.SubmitCL(a); !errors.Is(err, kernel.EIO) {
 			t.Errorf("attacker %d submits after its fault: %v, want EIO (guilty)", i, err)
 		}
 	}
 	v.frame(t, 1)
-	sameAsAlone(t, v.state(), want)
+	kSameAsAlone(t, v.state(), want)
 }
