@@ -75,5 +75,18 @@
 // sees its own page, so a shader can at worst confuse its own context's
 // synchronisation, never another client's.
 //
+// Isolation (docs/interfaces.md "Memory isolation"). Memory a context
+// unmaps while it has unfinished jobs — a closed BO, a retired job's exec
+// buffer or tile memory, an emptied page table — is shot down in every
+// TLB at once (MMU_TLB_INVALIDATE) and returned to the allocators only
+// when the jobs that were unfinished at that moment have retired: a
+// shader can reach any VA of its context through its uniforms, so no
+// other client may receive those pages before then. Every page a File
+// holds is charged against its quota (Options.MemoryQuota), with headroom
+// for submissions and a device-wide reserve for job memory, so one client
+// cannot starve the others. A fence's outcome is visible only to its own
+// File. The MMU fault queue is drained on every interrupt, so every
+// context that faulted is blamed.
+//
 // All methods of Device and File are safe for concurrent use.
 package kernel
