@@ -542,3 +542,30 @@ func TestSimultaneousFaults(t *testing.T) {
 	v.frame(t, 1)
 	kSameAsAlone(t, v.state(), want)
 }
+
+// The attacker closes its whole File while its shader still runs on one
+// of its buffers: the context's memory (BOs, exec buffer, tile memory,
+// page tables) must stay out of the allocator until the job has left the
+// GPU, while the victim allocates and renders.
+func TestAttackerClosesItsFileMidJob(t *testing.T) {
+	want := kReferenceVictim(t, 2)
+	var spy kVaSpy
+	d := kNewDevice(t, kernel.Options{Capture: spy.capture})
+	att, v := kOpen(t, d), kNewVictim(t, d)
+	closed, notebook := kCreateBO(t, att, 4096), kCreateBO(t, att, 4096)
+	closedVA := spy.learnVA(t, att, closed)
+	a, _ := kDrawJob(t, att, 4, 4, kStaleFS, 0)
+	binary.LittleEndian.PutUint32(a.Uniforms, closedVA)
+	kAddBO(a, notebook, kernel.BORead|kernel.BOWrite, 4, 0)
+	nb := kMapBO(t, att, notebook)
+	kSubmit(t, att, a)
+	kWaitUntil(t, "the attacker's shader to run", func() bool { return kLoad(nb, 0) == 1 })
+	att.Close()
+	if err := att.SubmitCL(a); err == nil {
+		t.Error("SubmitCL on a closed File succeeded")
+	}
+	v.allocSecret(t)
+	v.frame(t, 0)
+	v.frame(t, 1)
+	kSameAsAlone(t, v.state(), want)
+}
