@@ -1,8 +1,12 @@
 package qpu
 
 import (
+	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // Two cores storing to and loading from one word at the same time: the
@@ -68,5 +72,56 @@ func TestDirectAccessIsWordAligned(t *testing.T) {
 	}
 	if v := m.get32(dataVA); v != 78 {
 		t.Errorf("word at dataVA = %d, want 78 (loaded 77 from dataVA+2's word, stored 78 back)", v)
+	}
+}
+
+// revocableMem is paged memory whose page at dataVA the "kernel" can
+// unmap while a core runs, followed by a shootdown (PageEpoch).
+type revocableMem struct {
+	pagedMem
+	revoked atomic.Bool
+	epoch   atomic.Uint64
+}
+
+func (m *revocableMem) Page(va uint32, write bool) ([]byte, bool) {
+	if m.revoked.Load() && va&^0xfff == dataVA {
+		return nil, false
+	}
+	return m.pagedMem.Page(va, write)
+}
+
+func (m *revocableMem) PageEpoch() uint64 { return m.epoch.Load() }
+
+// A running shader honours a shootdown at its next direct access: it
+// faults on the revoked page instead of using the page it cached. Without
+// the check it looped on the cached page until the step limit.
+func TestShootdownReachesARunningShader(t *testing.T) {
+	m := &revocableMem{pagedMem: pagedMem{newFlatMem()}}
+	m.put32(unifVA, dataVA, dataVA+0x1000)
+	p := load(t, m.flatMem, `
+		        or ra0, unif, unif ; nop
+		        or ra1, unif, unif ; nop
+		        li ra2, 0
+		loop:   or tmu_addr, ra0, ra0 ; nop
+		        nop ; nop ; ldtmu
+		        add ra2, ra2, 1 ; nop
+		        or tmu_stdata, ra2, ra2 ; nop
+		        or tmu_staddr, ra1, ra1 ; nop
+		        brr loop
+		        nop ; nop ; end`)
+	c := NewCore(m)
+	c.StepLimit = 1 << 26
+	done := make(chan error, 1)
+	go func() { done <- c.Run(p, newBatch(StageVertex)) }()
+	counter := (*uint32)(unsafe.Pointer(&m.data[dataVA+0x1000-memBase]))
+	for atomic.LoadUint32(counter) < 10 {
+		runtime.Gosched()
+	}
+	m.revoked.Store(true)
+	m.epoch.Add(1)
+	err := <-done
+	var f *Fault
+	if !errors.As(err, &f) || f.VA != dataVA {
+		t.Fatalf("Run = %v, want a fault on the revoked page %#x", err, dataVA)
 	}
 }

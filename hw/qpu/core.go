@@ -659,6 +659,7 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 	case dstTMUStoreData:
 		writeLanes(&c.storeData, r, mask)
 	case dstTMUStoreAddr:
+		c.checkShootdown()
 		for l := range r {
 			if mask&(1<<l) != 0 {
 				if !c.loads.storeWord(r[l], c.storeData[l]) {
@@ -721,6 +722,7 @@ func (c *Core) push() (*tmuResult, error) {
 }
 
 func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
+	c.checkShootdown()
 	e, err := c.push()
 	if err != nil {
 		return err
@@ -756,6 +758,7 @@ func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
 }
 
 func (c *Core) directLoad(mask uint16, r *[Lanes]uint32) error {
+	c.checkShootdown()
 	e, err := c.push()
 	if err != nil {
 		return err

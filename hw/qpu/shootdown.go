@@ -9,10 +9,12 @@ import (
 // PageEpoch is an optional interface of Mem for memories whose
 // translations can be revoked while a core runs (a TLB shootdown, after
 // the kernel unmapped a buffer): PageEpoch changes whenever pages handed
-// out by PageMem.Page may no longer be valid. A core compares it at the
-// start of every Run and at every taken branch and then forgets every
-// page it cached, so a shader — even one looping for a long time — stops
-// using a revoked page within one loop iteration (docs/hardware.md §1).
+// out by PageMem.Page may no longer be valid. A core compares it before
+// every texture fetch, direct load and direct store (once per 16-lane
+// instruction), at the start of every Run and at every taken branch, and
+// then forgets every page it cached: TMU accesses never use a revoked
+// page, and uniform reads (the only other cached accesses) stop within
+// one loop iteration (docs/hardware.md §1).
 type PageEpoch interface {
 	PageEpoch() uint64
 }
