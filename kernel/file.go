@@ -142,8 +142,12 @@ func (f *File) lookupLocked(h uint32) (*bo, error) {
 }
 
 // MmapBO returns the BO's memory as a slice of GPU memory (zero copy). The
-// slice stays valid until CloseBO; using it afterwards is like touching an
-// munmapped page, except that nothing stops it, so don't.
+// slice is valid until CloseBO (or Close). Go cannot revoke it: after that
+// its bytes stay the BO's only until the context's unfinished jobs retire,
+// then they may be another client's, who would see what is written
+// through the slice. In-process clients are trusted not to do that (see
+// docs/interfaces.md, "CPU mappings of a closed BO"); remote clients never
+// hold a mapping.
 func (f *File) MmapBO(a *MmapBOArgs) error {
 	f.d.mu.Lock()
 	defer f.d.mu.Unlock()
