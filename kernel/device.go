@@ -224,6 +224,11 @@ func (d *Device) Open() (*File, error) {
 	if len(d.contexts) >= maxContexts-1 {
 		return nil, errorf(ENOMEM, "too many open files (%d)", len(d.contexts))
 	}
+	// A context's own pages count with buffers against the reserve for
+	// job memory, so opening Files by the thousand cannot eat it either.
+	if uint64(d.userPages)+contextPages+uint64(d.limits.reserve) > uint64(d.phys.total) {
+		return nil, errorf(ENOMEM, "GPU memory for buffers and contexts exhausted: cannot open another file (%d open)", len(d.contexts))
+	}
 	for d.contexts[d.nextCtxID] != nil || d.nextCtxID == 0 {
 		d.nextCtxID++
 	}
@@ -248,8 +253,13 @@ func (d *Device) Open() (*File, error) {
 		return nil, err
 	}
 	d.contexts[c.id] = c
+	d.userPages += contextPages
 	return &File{d: d, ctx: c, handles: map[uint32]*bo{}}, nil
 }
+
+// contextPages is what a context holds from Open to its destruction: its
+// L1 table, its memstore page and the L2 table that maps it.
+const contextPages = 3
 
 // destroyContextLocked frees a closed context once no job needs it.
 func (d *Device) destroyContextLocked(c *gpuContext) {
@@ -257,6 +267,7 @@ func (d *Device) destroyContextLocked(c *gpuContext) {
 		return
 	}
 	d.releaseDeferredLocked(c)
+	d.userPages -= contextPages
 	c.as.unmapPages(MemstoreVA, 1)
 	d.phys.release(c.memstorePA>>pageShift, 1)
 	c.as.destroy()

@@ -422,3 +422,27 @@ func TestMemoryQuotaOption(t *testing.T) {
 		break
 	}
 }
+
+// Opening Files by the thousand cannot take the memory jobs need either:
+// a context's own pages count against the same limit as buffers.
+func TestOpeningFilesStopsShortOfJobMemory(t *testing.T) {
+	d, _ := newTestDevice(t, time.Hour)
+	c := mustOpen(t, d)
+	j := newTestJob(t, c, 512, 512)
+	var err error
+	for n := 0; err == nil; n++ {
+		if n > 1<<16 {
+			t.Fatal("no limit on open files")
+		}
+		_, err = d.Open()
+	}
+	if !errors.Is(err, ENOMEM) || !strings.Contains(err.Error(), "exhausted") {
+		t.Fatalf("Open past the limit: %v", err)
+	}
+	if err := c.SubmitCL(&j.args); err != nil {
+		t.Fatalf("submit with the memory full of contexts: %v", err)
+	}
+	if err := wait(t, c, j.args.OutFence); err != nil {
+		t.Fatal(err)
+	}
+}
