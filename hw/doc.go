@@ -8,12 +8,15 @@
 //   - mmu.go: one physical arena and a two-level MMU walked in memory. Every
 //     goroutine that touches GPU memory (each command processor, each render
 //     worker) owns an mmu with a 64-entry direct-mapped micro-TLB, flushed at
-//     SET_CONTEXT and at the start of every indirect buffer because the
-//     kernel edits page tables between jobs. The mmu is also the qpu.Mem
-//     (and qpu.PageMem) of the shader cores.
+//     SET_CONTEXT, at the start of every indirect buffer, and by a TLB
+//     shootdown (MMU_TLB_INVALIDATE: a counter every translation compares,
+//     because the kernel may unmap memory while a job runs). The mmu is
+//     also the qpu.Mem (and qpu.PageMem, qpu.PageEpoch) of the shader
+//     cores. Page-table entries are read atomically.
 //   - gpu.go, regs.go: registers, the interrupt line (a goroutine calls the
-//     handler whenever an enabled bit is raised), performance counters, the
-//     nanosecond timestamp and RESET.
+//     handler whenever an enabled bit is raised), the MMU fault queue (one
+//     entry per context), performance counters, the nanosecond timestamp
+//     and RESET.
 //   - cp.go: one command processor goroutine per engine serving one ring
 //     per priority, woken by the RING_WPTR doorbells, executing PM4 type-7
 //     packets. Before each packet it takes the highest-priority ring whose
