@@ -12,8 +12,8 @@ import (
 // out by PageMem.Page may no longer be valid. A core compares it before
 // every texture fetch, direct load and direct store (once per 16-lane
 // instruction), at the start of every Run and at every taken branch, and
-// then forgets every page it cached: TMU accesses never use a revoked
-// page, and uniform reads (the only other cached accesses) stop within
+// then forgets every page it cached: a TMU instruction issued after the
+// shootdown never uses a revoked page, and uniform reads (the only other cached accesses) stop within
 // one loop iteration (docs/hardware.md §1).
 type PageEpoch interface {
 	PageEpoch() uint64
