@@ -28,6 +28,8 @@ type GPU struct {
 	faultVA     uint32
 	faultCtx    uint32
 	faultStatus uint32
+	clErrCtx    uint32 // CL_ERROR_CTX
+	clErrStatus uint32 // CL_ERROR_STATUS
 	overflow    struct {
 		addr, size uint32
 		gen        uint64 // bumped by each BIN_OVERFLOW_SIZE write
@@ -166,6 +168,17 @@ func (g *GPU) fault(f *pageFault) {
 	g.kickInterrupt()
 }
 
+// clError latches CL_ERROR_CTX/STATUS and raises INTR_CL_ERROR: engine
+// abandoned work of context ctx for cause (CLErrorCause*).
+func (g *GPU) clError(engine int, ctx, cause uint32) {
+	g.mu.Lock()
+	g.clErrCtx = ctx
+	g.clErrStatus = cause&0xFF | uint32(engine&0xF)<<CLErrorEngineShift
+	g.intrStatus |= IntrCLError
+	g.mu.Unlock()
+	g.kickInterrupt()
+}
+
 // notifyMemChanged wakes every WAIT_MEM waiter so it re-reads memory.
 func (g *GPU) notifyMemChanged() {
 	g.memMu.Lock()
@@ -265,6 +278,14 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return g.faultStatus
+	case RegCLErrorCtx:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrCtx
+	case RegCLErrorStatus:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrStatus
 	case RegTimestampLo:
 		return uint32(g.timestamp())
 	case RegTimestampHi:

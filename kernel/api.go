@@ -5,9 +5,17 @@ import "time"
 // Options configures a Device. The zero value gives the documented defaults;
 // options are read-only after NewDevice.
 type Options struct {
-	// JobTimeout is how long the oldest job may run before the watchdog
-	// resets the engines and marks its context guilty. Default 5s.
+	// JobTimeout is how long the GPU may go without progress — no
+	// 16-lane shader batch, vertex or tile finished and no ring packet
+	// consumed — before the watchdog resets the engines and blames the job
+	// an engine is executing; a job that keeps progressing is cut after
+	// hardCapFactor (12) × JobTimeout. Default DefaultJobTimeout.
 	JobTimeout time.Duration
+
+	// FaultPolicy decides which work a fault, CL error or hang costs and
+	// whether the watchdog replays abandoned work (see FaultPolicy).
+	// Default FaultReplayInnocent.
+	FaultPolicy FaultPolicy
 
 	// Capture, when set, is called for every job as the kernel writes it to
 	// the rings — the packets, the validated and relocated lists and the
@@ -32,8 +40,11 @@ type Options struct {
 	pollPeriod time.Duration
 }
 
-// DefaultJobTimeout is Options.JobTimeout's default.
-const DefaultJobTimeout = 5 * time.Second
+// DefaultJobTimeout is Options.JobTimeout's default. The GPU is
+// interpreted on the host's CPUs, which it shares with everything else: on
+// a small, loaded machine one shader batch of a legitimate heavy shader
+// can take seconds, and progress is only seen when a batch finishes.
+const DefaultJobTimeout = 10 * time.Second
 
 // Param names a value GetParam reports.
 type Param uint32
@@ -56,6 +67,7 @@ const (
 	ParamPerfVertices        // vertices shaded
 
 	ParamNumPriorities // context priority levels SetPriority accepts (2)
+	ParamResetStatus   // the File's context: ResetNone, ResetGuilty or ResetInnocent
 )
 
 // GetParamArgs is the argument of File.GetParam.
@@ -170,6 +182,7 @@ type SubmitCLArgs struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
+	Flags         uint32 // SubmitEndOfFrame
 	OutFence      uint64 // out
 }
 

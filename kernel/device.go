@@ -72,6 +72,7 @@ type Device struct {
 	irqMu   sync.Mutex
 	irqBits uint32
 	faults  []faultRecord
+	clErrs  []clErrorRecord
 
 	wake chan struct{}
 	quit chan struct{}
@@ -98,13 +99,18 @@ type gpuContext struct {
 	memstorePA uint32
 	queue      []*job
 	active     int    // jobs queued or in flight
-	guilty     *Error // set when the context caused a fault or hang
+	guilty     *Error // set when the context is lost: it caused a fault or hang (or innocent is set)
+	innocent   bool   // lost through another context's reset (FaultNoReplay)
+	skipping   *Error // FaultSkipFrame: submissions fail until the end of the faulting frame
 	closed     bool
 }
 
 func newDevice(m machine, opts Options) *Device {
 	if opts.JobTimeout <= 0 {
 		opts.JobTimeout = DefaultJobTimeout
+	}
+	if opts.FaultPolicy >= numFaultPolicies {
+		opts.FaultPolicy = FaultReplayInnocent
 	}
 	mem := m.Memory()
 	d := &Device{

@@ -32,6 +32,8 @@ type fakeGPU struct {
 	faultVA     uint32
 	faultCtx    uint32
 	faultStatus uint32
+	clErrCtx    uint32
+	clErrStatus uint32
 	overAddr    uint32
 	overSize    uint32
 	overGen     uint64
@@ -50,6 +52,7 @@ const (
 	scriptHang  = 0x4A46
 	scriptOOM   = 0x0033
 	scriptSlow  = 0x5105 // works for arg milliseconds, advancing the instruction counter
+	scriptCLErr = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
 )
 
 func newFakeGPU(memSize int) *fakeGPU {
@@ -135,6 +138,10 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 		return g.faultCtx
 	case regMMUFaultStatus:
 		return g.faultStatus
+	case regCLErrorCtx:
+		return g.clErrCtx
+	case regCLErrorStatus:
+		return g.clErrStatus
 	case regNumCores:
 		return 2
 	case regNumQPUs:
@@ -397,6 +404,12 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 				if _, ok := m.read32(arg); !ok {
 					return // skip the rest of the IB
 				}
+			case scriptCLErr:
+				g.mu.Lock()
+				g.clErrCtx, g.clErrStatus = m.ctx, hw.CLErrorCauseShader|engineBin<<hw.CLErrorEngineShift
+				g.mu.Unlock()
+				g.raise(intrCLError)
+				return
 			case scriptHang:
 				for !g.aborted(engineBin, gen) {
 					time.Sleep(100 * time.Microsecond)

@@ -40,6 +40,8 @@ const (
 	regMMUFaultVA      reg = 0x300
 	regMMUFaultCtx     reg = 0x304
 	regMMUFaultStatus  reg = 0x308
+	regCLErrorCtx      reg = 0x340
+	regCLErrorStatus   reg = 0x344
 	regBinOverflowAddr reg = 0x400
 	regBinOverflowSize reg = 0x404
 	regTimestampLo     reg = 0x500

@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func resetStatus(t *testing.T, f *File) ResetStatus {
+	t.Helper()
+	a := GetParamArgs{Param: ParamResetStatus}
+	if err := f.GetParam(&a); err != nil {
+		t.Fatal(err)
+	}
+	return ResetStatus(a.Value)
+}
+
+// TestCLErrorFailsFenceAndMarksGuilty: a job the GPU abandons with
+// CL_ERROR (a misbehaving shader) fails its fence, its context is lost as
+// after a fault, and another context is untouched. Before INTR_CL_ERROR
+// was handled the fence signalled success.
+func TestCLErrorFailsFenceAndMarksGuilty(t *testing.T) {
+	d, _ := newTestDevice(t, 5*time.Second)
+	bad, good := mustOpen(t, d), mustOpen(t, d)
+	jb := newTestJob(t, bad, 64, 64)
+	jb.script(scriptCLErr, 0)
+	jg := newTestJob(t, good, 64, 64)
+	if err := bad.SubmitCL(&jb.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := good.SubmitCL(&jg.args); err != nil {
+		t.Fatal(err)
+	}
+	err := wait(t, bad, jb.args.OutFence)
+	if !errors.Is(err, EIO) || !strings.Contains(err.Error(), "abandoned by the GPU on BIN: a shader misbehaved (CL_ERROR)") {
+		t.Errorf("abandoned job's fence: %v", err)
+	}
+	if err := wait(t, good, jg.args.OutFence); err != nil {
+		t.Errorf("innocent job: %v", err)
+	}
+	if s := resetStatus(t, bad); s != ResetGuilty {
+		t.Errorf("reset status of the guilty context = %d, want ResetGuilty", s)
+	}
+	if s := resetStatus(t, good); s != ResetNone {
+		t.Errorf("reset status of the innocent context = %d, want ResetNone", s)
+	}
+	if err := bad.SubmitCL(&jb.args); !errors.Is(err, EIO) {
+		t.Errorf("submit after CL_ERROR: %v, want EIO", err)
+	}
+}
+
+func TestUnknownSubmitFlags(t *testing.T) {
+	d, _ := newTestDevice(t, 5*time.Second)
+	f := mustOpen(t, d)
+	j := newTestJob(t, f, 64, 64)
+	j.args.Flags = 1 << 7
+	if err := f.SubmitCL(&j.args); !errors.Is(err, EINVAL) || !strings.Contains(err.Error(), "submit flags") {
+		t.Errorf("unknown flags: %v", err)
+	}
+}
+
+func TestParseFaultPolicy(t *testing.T) {
+	for p := FaultPolicy(0); p < numFaultPolicies; p++ {
+		got, err := ParseFaultPolicy(p.String())
+		if err != nil || got != p {
+			t.Errorf("ParseFaultPolicy(%q) = %v, %v", p.String(), got, err)
+		}
+	}
+	if _, err := ParseFaultPolicy("replay"); err == nil {
+		t.Error("ParseFaultPolicy accepted an unknown name")
+	}
+}
+
+// TestFaultPolicies runs one scenario under every policy and trigger: the
+// attacker context A submits A1 (which hangs or faults), A2 (the end of
+// A1's frame) and A3 (the next frame); the victim B submits B1 while they
+// are in the rings. The table says which fences fail and which contexts
+// are lost.
+func TestFaultPolicies(t *testing.T) {
+	type want struct {
+		a1, a2, a3, b1 bool // fence fails
+		statusA        ResetStatus
+		statusB        ResetStatus
+		aSubmits       bool // A can submit afterwards
+	}
+	cases := []struct {
+		policy  FaultPolicy
+		trigger uint32
+		want    want
+	}{
+		{FaultReplayInnocent, scriptHang, want{true, true, true, false, ResetGuilty, ResetNone, false}},
+		{FaultSkipIB, scriptHang, want{true, false, false, false, ResetNone, ResetNone, true}},
+		{FaultSkipFrame, scriptHang, want{true, true, false, false, ResetNone, ResetNone, true}},
+		{FaultNoReplay, scriptHang, want{true, true, true, true, ResetGuilty, ResetInnocent, false}},
+		{FaultReplayInnocent, scriptFault, want{true, true, true, false, ResetGuilty, ResetNone, false}},
+		{FaultSkipIB, scriptFault, want{true, false, false, false, ResetNone, ResetNone, true}},
+		{FaultSkipFrame, scriptFault, want{true, true, false, false, ResetNone, ResetNone, true}},
+		// A fault resets nothing: no-replay has nothing to withhold from B.
+		{FaultNoReplay, scriptFault, want{true, true, true, false, ResetGuilty, ResetNone, false}},
+		{FaultSkipIB, scriptCLErr, want{true, false, false, false, ResetNone, ResetNone, true}},
+	}
+	for _, tc := range cases {
+		name := tc.policy.String() + "/" + map[uint32]string{scriptHang: "hang", scriptFault: "fault", scriptCLErr: "clerror"}[tc.trigger]
+		t.Run(name, func(t *testing.T) {
+			g := newFakeGPU(64 << 20)
+			d := newDevice(g, Options{JobTimeout: 50 * time.Millisecond, FaultPolicy: tc.policy})
+			t.Cleanup(func() { d.Close(); g.Close() })
+			a, b := mustOpen(t, d), mustOpen(t, d)
+			a1, a2, a3 := newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64)
+			a1.script(tc.trigger, 0x0BAD_0000)
+			a2.args.Flags = SubmitEndOfFrame
+			a3.args.Flags = SubmitEndOfFrame
+			b1 := newTestJob(t, b, 64, 64)
+			for _, s := range []struct {
+				f *File
+				j *testJob
+			}{{a, a1}, {a, a2}, {a, a3}, {b, b1}} {
+				if err := s.f.SubmitCL(&s.j.args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range []struct {
+				name string
+				f    *File
+				j    *testJob
+				fail bool
+			}{{"A1", a, a1, tc.want.a1}, {"A2", a, a2, tc.want.a2}, {"A3", a, a3, tc.want.a3}, {"B1", b, b1, tc.want.b1}} {
+				err := wait(t, c.f, c.j.args.OutFence)
+				if c.fail != (err != nil) {
+					t.Errorf("%s: fence error %v, want failure %v", c.name, err, c.fail)
+				}
+				if err != nil && !errors.Is(err, EIO) {
+					t.Errorf("%s: %v, want EIO", c.name, err)
+				}
+				if err == nil && c.f == b {
+					if px := pixels(t, b, c.j.handles[boTarget]); px[0] != 0xFF00FF00 {
+						t.Errorf("%s rendered %#x", c.name, px[0])
+					}
+				}
+			}
+			if s := resetStatus(t, a); s != tc.want.statusA {
+				t.Errorf("A's reset status %d, want %d", s, tc.want.statusA)
+			}
+			if s := resetStatus(t, b); s != tc.want.statusB {
+				t.Errorf("B's reset status %d, want %d", s, tc.want.statusB)
+			}
+			next := newTestJob(t, a, 64, 64)
+			err := a.SubmitCL(&next.args)
+			if err == nil {
+				err = wait(t, a, next.args.OutFence)
+			}
+			if tc.want.aSubmits != (err == nil) {
+				t.Errorf("A's next job: %v, want success %v", err, tc.want.aSubmits)
+			}
+		})
+	}
+}
+
+// TestSkipFrameFailsSubmissionsUntilTheFrameEnds: when the faulting
+// frame's end is not submitted yet, FaultSkipFrame fails the context's
+// submissions up to and including the one that ends the frame.
+func TestSkipFrameFailsSubmissionsUntilTheFrameEnds(t *testing.T) {
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: 50 * time.Millisecond, FaultPolicy: FaultSkipFrame})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	a := mustOpen(t, d)
+	j1 := newTestJob(t, a, 64, 64)
+	j1.script(scriptFault, 0x0BAD_0000)
+	if err := a.SubmitCL(&j1.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, a, j1.args.OutFence); !errors.Is(err, EIO) {
+		t.Fatalf("faulting job: %v", err)
+	}
+	mid := newTestJob(t, a, 64, 64)
+	if err := a.SubmitCL(&mid.args); !errors.Is(err, EIO) || !strings.Contains(err.Error(), "rest of its frame") {
+		t.Errorf("job in the faulting frame: %v", err)
+	}
+	end := newTestJob(t, a, 64, 64)
+	end.args.Flags = SubmitEndOfFrame
+	if err := a.SubmitCL(&end.args); !errors.Is(err, EIO) {
+		t.Errorf("the job ending the faulting frame: %v", err)
+	}
+	next := newTestJob(t, a, 64, 64)
+	if err := a.SubmitCL(&next.args); err != nil {
+		t.Fatalf("next frame: %v", err)
+	}
+	if err := wait(t, a, next.args.OutFence); err != nil {
+		t.Errorf("next frame: %v", err)
+	}
+}
