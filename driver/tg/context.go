@@ -102,6 +102,8 @@ type Context struct {
 
 	stats ContextStats
 
+	destroyed bool // Destroy ran: every call that would reach the kernel fails
+
 	// scratch reused by every draw (no allocation per draw)
 	attrScratch []attribute
 	descScratch map[uint32]uint32
@@ -380,6 +382,9 @@ func (c *Context) SetVertexBuffers(vbs []pipe.VertexBuffer) {
 
 // Flush implements pipe.Context: every queued job is submitted.
 func (c *Context) Flush() (pipe.Fence, error) {
+	if c.destroyed {
+		return 0, ErrContextDestroyed
+	}
 	c.stats.Flushes++
 	var firstErr error
 	for _, j := range c.jobList() {
@@ -395,6 +400,9 @@ func (c *Context) FenceFinish(f pipe.Fence, timeout time.Duration) error {
 	if f == 0 {
 		return nil
 	}
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	if err := c.screen.ws.Wait(uint64(f), timeout); err != nil {
 		return fmt.Errorf("tg: waiting for fence %d: %w", f, err)
 	}
@@ -403,8 +411,12 @@ func (c *Context) FenceFinish(f pipe.Fence, timeout time.Duration) error {
 
 // Destroy implements pipe.Context: queued work is submitted and waited for.
 func (c *Context) Destroy() {
+	if c.destroyed {
+		return
+	}
 	f, _ := c.Flush()
 	_ = c.FenceFinish(f, 10*time.Second)
+	c.destroyed = true
 	if c.blackTexture != nil {
 		c.screen.ResourceDestroy(c.blackTexture)
 		c.blackTexture = nil

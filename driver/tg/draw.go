@@ -13,6 +13,9 @@ import (
 // 16 and 32-bit indices, base vertex, and instancing by repetition (ES 2.0
 // has no gl_InstanceID, so instances are identical).
 func (c *Context) Draw(info *pipe.DrawInfo) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	if info.Count <= 0 {
 		return nil
 	}

@@ -61,6 +61,9 @@ const (
 	KernelParamFragments
 	KernelParamVertices
 	KernelParamTiles
+	// KernelParamResetStatus: 0 the context is usable, 1 lost through its
+	// own fault or hang, 2 lost through another context's reset.
+	KernelParamResetStatus
 )
 
 // RelocSpace names one of the three buffers of a submission.

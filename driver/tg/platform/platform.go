@@ -103,6 +103,8 @@ func (w Winsys) GetParam(p tg.KernelParam) (uint64, error) {
 		kp = kernel.ParamNumCores
 	case tg.KernelParamNumQPUs:
 		kp = kernel.ParamNumQPUs
+	case tg.KernelParamResetStatus:
+		kp = kernel.ParamResetStatus
 	default:
 		return 0, fmt.Errorf("platform: kernel parameter %d is not provided by the kernel", p)
 	}
