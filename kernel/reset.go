@@ -47,6 +47,9 @@ func (p FaultPolicy) String() string {
 	return fmt.Sprintf("FaultPolicy(%d)", uint32(p))
 }
 
+// Valid reports whether p is one of the defined policies.
+func (p FaultPolicy) Valid() bool { return p < numFaultPolicies }
+
 // ParseFaultPolicy returns the policy named by String ("replay-innocent",
 // "skip-ib", "skip-frame", "no-replay").
 func ParseFaultPolicy(s string) (FaultPolicy, error) {

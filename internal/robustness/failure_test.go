@@ -1,0 +1,394 @@
+package robustness
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tilegpu/tilegpu"
+	"github.com/tilegpu/tilegpu/bench"
+	"github.com/tilegpu/tilegpu/driver/tg"
+	"github.com/tilegpu/tilegpu/driver/tg/platform"
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/gles"
+	"github.com/tilegpu/tilegpu/hw"
+	"github.com/tilegpu/tilegpu/internal/le"
+	"github.com/tilegpu/tilegpu/kernel"
+	"github.com/tilegpu/tilegpu/pipe"
+)
+
+// Failures that must not pass silently (issue 6 items 4–7): shaders the
+// GPU stops, shaders that run long, calls after Close, and job order.
+
+const passVS = "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }"
+
+// endlessFS loops until s overflows to infinity, which a float never does
+// by adding 0 (u_zero is 0): the loop bound depends on a uniform, so the
+// compiler cannot see it is infinite.
+const endlessFS = `precision highp float;
+uniform float u_zero;
+void main() {
+	float s = 1.0;
+	for (int i = 0; i >= 0; i += 0) {
+		s += u_zero;
+		if (s > 2.0) break;
+	}
+	gl_FragColor = vec4(s - 1.0, 0.0, 0.0, 1.0);
+}`
+
+// longFS loops u_n times (a uniform, so the loop is not unrolled or
+// folded) and writes green when the count came out right.
+const longFS = `precision highp float;
+uniform int u_n;
+void main() {
+	int k = 0;
+	for (int i = 0; i < 2000000; i++) {
+		if (i >= u_n) break;
+		k += 1;
+	}
+	gl_FragColor = k == u_n ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+}`
+
+const redFS = "precision mediump float; void main() { gl_FragColor = vec4(1.0, 0.0, 0.0, 1.0); }"
+
+// fullScreen feeds a full-screen triangle to attribute 0.
+func fullScreen(g gl.Context) {
+	vb := g.CreateBuffer()
+	g.BindBuffer(gl.ARRAY_BUFFER, vb)
+	g.BufferData(gl.ARRAY_BUFFER, le.Float32s([]float32{-1, -1, 3, -1, -1, 3}), gl.STATIC_DRAW)
+	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
+	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+}
+
+func program(t *testing.T, g gl.Context, vs, fs string) gl.Program {
+	t.Helper()
+	p, err := bench.Program(g, vs, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.UseProgram(p)
+	return p
+}
+
+func newContext(t *testing.T, cfg tilegpu.Config) *tilegpu.Context {
+	t.Helper()
+	ctx, err := tilegpu.NewContext(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	return ctx
+}
+
+// TestEndlessShaderLosesContext (item 4): before, an endless loop ended in
+// an all-zero frame, GL_NO_ERROR, no driver error. Now the watchdog resets
+// the GPU, the frame is an error naming what happened, the context is
+// lost with GL_KHR_robustness semantics, and Close returns promptly.
+func TestEndlessShaderLosesContext(t *testing.T) {
+	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, JobTimeout: 200 * time.Millisecond})
+	g := ctx.GL()
+	program(t, g, passVS, endlessFS)
+	fullScreen(g)
+	g.ClearColor(0, 0, 1, 1)
+	g.Clear(gl.COLOR_BUFFER_BIT)
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+	start := time.Now()
+	img, err := ctx.Image()
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("Image took %v with JobTimeout 200ms", el)
+	}
+	if err == nil {
+		t.Fatalf("Image of a frame the GPU abandoned succeeded (first pixel %v)", img.Pix[:4])
+	}
+	if !errors.Is(err, tilegpu.ErrContextLost) {
+		t.Errorf("Image error %v does not wrap ErrContextLost", err)
+	}
+	for _, want := range []string{"made no progress for 200ms", "context 1: job (fence", "watchdog"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Image error %q does not say %q", err, want)
+		}
+	}
+	if ctx.GLES().LastDriverError() == nil {
+		t.Error("LastDriverError is nil after the reset")
+	}
+	if err := ctx.Err(); !errors.Is(err, tilegpu.ErrContextLost) {
+		t.Errorf("Err() = %v", err)
+	}
+	r, ok := g.(gles.Robustness)
+	if !ok {
+		t.Fatal("GL() does not implement gles.Robustness")
+	}
+	if s := r.GetGraphicsResetStatus(); s != gl.GUILTY_CONTEXT_RESET {
+		t.Errorf("GetGraphicsResetStatus = %#x, want GUILTY_CONTEXT_RESET", s)
+	}
+	if s := r.GetGraphicsResetStatus(); s != gl.NO_ERROR {
+		t.Errorf("second GetGraphicsResetStatus = %#x, want NO_ERROR (the reset is over)", s)
+	}
+	// Lost: calls do nothing and report CONTEXT_LOST once each.
+	for g.GetError() != gl.NO_ERROR {
+	}
+	g.Clear(gl.COLOR_BUFFER_BIT)
+	if e := g.GetError(); e != gl.CONTEXT_LOST {
+		t.Errorf("GetError after a call on a lost context = %#x, want CONTEXT_LOST", e)
+	}
+	if e := g.GetError(); e != gl.NO_ERROR {
+		t.Errorf("second GetError = %#x, want NO_ERROR", e)
+	}
+	if b := g.CreateBuffer(); b.Value != 0 {
+		t.Errorf("CreateBuffer on a lost context = %v", b)
+	}
+	start = time.Now()
+	ctx.Close()
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("Close took %v", el)
+	}
+}
+
+// TestLongShaderCompletes (item 5): 10^6 loop iterations on a few pixels
+// exceeded the shader core's old per-batch step limit and the frame was
+// silently dropped. The watchdog judges progress, so it completes.
+func TestLongShaderCompletes(t *testing.T) {
+	ctx := newContext(t, tilegpu.Config{Width: 4, Height: 4, Cores: 1})
+	g := ctx.GL()
+	p := program(t, g, passVS, longFS)
+	fullScreen(g)
+	g.Uniform1i(g.GetUniformLocation(p, "u_n"), 1_000_000)
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+	img, err := ctx.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := g.GetError(); e != gl.NO_ERROR {
+		t.Fatalf("GL error %#x: %v", e, ctx.GLES().LastDriverError())
+	}
+	for y := 0; y < 4; y++ {
+		for x := 0; x < 4; x++ {
+			if c := img.NRGBAAt(x, y); c.R != 0 || c.G != 255 || c.A != 255 {
+				t.Fatalf("pixel (%d,%d) = %v, want green", x, y, c)
+			}
+		}
+	}
+}
+
+// zeroArgs builds zero values for a method's parameters.
+func zeroArgs(m reflect.Value) []reflect.Value {
+	args := make([]reflect.Value, m.Type().NumIn())
+	for i := range args {
+		args[i] = reflect.Zero(m.Type().In(i))
+	}
+	return args
+}
+
+// TestEveryCallAfterCloseIsHarmless (item 6): Clear on a closed context
+// panicked in driver/tg. Every gl.Context method, found by reflection so
+// new ones are covered, is called after Close — through GL() (the lost
+// table: must record CONTEXT_LOST) and on the *gles.Context itself (the
+// destroyed driver context: must not panic).
+func TestEveryCallAfterCloseIsHarmless(t *testing.T) {
+	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 8, Height: 8, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, direct := ctx.GL(), ctx.GLES()
+	program(t, g, passVS, redFS)
+	fullScreen(g)
+	ctx.Close()
+	ctx.Close() // twice is harmless
+	if _, err := ctx.Image(); err == nil {
+		t.Error("Image after Close succeeded")
+	}
+	ty := reflect.TypeOf((*gl.Context)(nil)).Elem()
+	for i := 0; i < ty.NumMethod(); i++ {
+		name := ty.Method(i).Name
+		for _, tc := range []struct {
+			via string
+			c   any
+		}{{"GL()", g}, {"GLES()", direct}} {
+			m := reflect.ValueOf(tc.c).MethodByName(name)
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s.%s after Close panicked: %v", tc.via, name, r)
+					}
+				}()
+				m.Call(zeroArgs(m))
+			}()
+		}
+		if name == "GetError" {
+			continue
+		}
+		if e := g.GetError(); e != gl.CONTEXT_LOST {
+			t.Errorf("GL().%s after Close: GetError = %#x, want CONTEXT_LOST", name, e)
+		}
+	}
+}
+
+// TestReadersFlushedBeforeWriter (item 7): draw sampling T into the left
+// half of the screen, render green into T, draw sampling T into the right
+// half. The first draw must see T's old contents (red).
+func TestReadersFlushedBeforeWriter(t *testing.T) {
+	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 8, Cores: 1})
+	g := ctx.GL()
+	sample := program(t, g, "attribute vec2 a_pos; uniform float u_x; varying vec2 v; void main() { v = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos.x * 0.5 + u_x, a_pos.y, 0.0, 1.0); }",
+		"precision mediump float; uniform sampler2D u_t; varying vec2 v; void main() { gl_FragColor = texture2D(u_t, v); }")
+	green := program(t, g, passVS, "precision mediump float; void main() { gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0); }")
+	vb := g.CreateBuffer()
+	g.BindBuffer(gl.ARRAY_BUFFER, vb)
+	g.BufferData(gl.ARRAY_BUFFER, le.Float32s([]float32{-1, -1, 1, -1, -1, 1, 1, 1}), gl.STATIC_DRAW)
+	g.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
+	g.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	tex := g.CreateTexture()
+	g.BindTexture(gl.TEXTURE_2D, tex)
+	red := make([]byte, 4*4*4)
+	for i := 0; i < len(red); i += 4 {
+		red[i], red[i+3] = 255, 255
+	}
+	g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, red)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+	fbo := g.CreateFramebuffer()
+	g.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+	g.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+	g.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
+
+	g.UseProgram(sample)
+	g.Uniform1f(g.GetUniformLocation(sample, "u_x"), -0.5)
+	g.DrawArrays(gl.TRIANGLE_STRIP, 0, 4) // left half: old T
+	g.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+	g.Viewport(0, 0, 4, 4)
+	g.UseProgram(green)
+	g.DrawArrays(gl.TRIANGLE_STRIP, 0, 4) // T becomes green
+	g.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
+	g.Viewport(0, 0, 16, 8)
+	g.UseProgram(sample)
+	g.Uniform1f(g.GetUniformLocation(sample, "u_x"), 0.5)
+	g.DrawArrays(gl.TRIANGLE_STRIP, 0, 4) // right half: new T
+	img, err := ctx.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := g.GetError(); e != gl.NO_ERROR {
+		t.Fatalf("GL error %#x: %v", e, ctx.GLES().LastDriverError())
+	}
+	if c := img.NRGBAAt(2, 4); c.R != 255 || c.G != 0 {
+		t.Errorf("left half (drawn before T changed) = %v, want red", c)
+	}
+	if c := img.NRGBAAt(13, 4); c.R != 0 || c.G != 255 {
+		t.Errorf("right half (drawn after T changed) = %v, want green", c)
+	}
+}
+
+// client is one GL context on a shared device: what one application
+// process would hold.
+type client struct {
+	g     *gles.Context
+	pctx  *tg.Context
+	color pipe.Resource
+	w, h  int
+}
+
+func newClient(t *testing.T, dev *kernel.Device, w, h int) *client {
+	t.Helper()
+	f, err := dev.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scr, err := tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx := scr.NewContext()
+	color, err := scr.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8, Width: w, Height: h, Levels: 1, Bind: pipe.BindRenderTarget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gles.New(pctx, gles.DefaultFramebuffer{Width: w, Height: h, Color: color})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Destroy(); f.Close() })
+	return &client{g: g, pctx: pctx, color: color, w: w, h: h}
+}
+
+func (c *client) pixels(t *testing.T) []byte {
+	t.Helper()
+	c.g.Finish()
+	buf := make([]byte, c.w*c.h*4)
+	if err := c.pctx.ResourceRead(c.color, 0, 0, 0, 0, c.w, c.h, buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf
+}
+
+// TestAttackerShaderHangDoesNotHurtVictim: an attacker's endless shader
+// and a victim's frames on one GPU. Under every fault policy but
+// no-replay, the victim's image is exactly what it is without the
+// attacker, its status stays NO_ERROR, and the attacker is told.
+func TestAttackerShaderHangDoesNotHurtVictim(t *testing.T) {
+	for _, policy := range []kernel.FaultPolicy{kernel.FaultReplayInnocent, kernel.FaultSkipIB, kernel.FaultNoReplay} {
+		t.Run(policy.String(), func(t *testing.T) {
+			gpu := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 1})
+			dev := kernel.NewDevice(gpu, kernel.Options{JobTimeout: 200 * time.Millisecond, FaultPolicy: policy})
+			t.Cleanup(func() { dev.Close(); gpu.Close() })
+			att, vic := newClient(t, dev, 16, 16), newClient(t, dev, 16, 16)
+			victimFrame := func() {
+				g := vic.g.GL()
+				g.ClearColor(0, 0, 1, 1)
+				g.Clear(gl.COLOR_BUFFER_BIT)
+				program(t, g, passVS, redFS)
+				g.Viewport(0, 0, 8, 16)
+				fullScreen(g)
+				g.DrawArrays(gl.TRIANGLES, 0, 3)
+			}
+			ag := att.g.GL()
+			program(t, ag, passVS, endlessFS)
+			fullScreen(ag)
+			ag.DrawArrays(gl.TRIANGLES, 0, 3)
+			ag.Flush()
+			victimFrame()
+			vic.g.Flush()
+			att.g.Finish()
+			if att.g.LastDriverError() == nil {
+				t.Error("the attacker's hang reported no error")
+			}
+			wantAtt := gl.Enum(gl.GUILTY_CONTEXT_RESET)
+			if policy == kernel.FaultSkipIB {
+				wantAtt = gl.NO_ERROR // only the job failed; the context goes on
+			}
+			if s := att.g.GetGraphicsResetStatus(); s != wantAtt {
+				t.Errorf("attacker's reset status %#x, want %#x", s, wantAtt)
+			}
+			if policy == kernel.FaultNoReplay {
+				// The victim's frame was in the rings when the GPU was
+				// reset and nothing is replayed: the victim is told.
+				vic.g.Finish()
+				if s := vic.g.GetGraphicsResetStatus(); s != gl.INNOCENT_CONTEXT_RESET {
+					t.Errorf("victim's status %#x, want INNOCENT_CONTEXT_RESET", s)
+				}
+				if !errors.Is(vic.g.LostError(), gles.ErrContextLost) || !strings.Contains(vic.g.LostError().Error(), "reset caused by context") {
+					t.Errorf("victim's LostError: %v", vic.g.LostError())
+				}
+				return
+			}
+			got := vic.pixels(t)
+			if e := vic.g.GetError(); e != gl.NO_ERROR {
+				t.Fatalf("victim GL error %#x: %v", e, vic.g.LastDriverError())
+			}
+			if s := vic.g.GetGraphicsResetStatus(); s != gl.NO_ERROR {
+				t.Errorf("victim's reset status %#x", s)
+			}
+			// The same frame on a GPU with no attacker.
+			gpu2 := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 1})
+			dev2 := kernel.NewDevice(gpu2, kernel.Options{})
+			t.Cleanup(func() { dev2.Close(); gpu2.Close() })
+			vic = newClient(t, dev2, 16, 16)
+			victimFrame()
+			want := vic.pixels(t)
+			if string(got) != string(want) {
+				t.Error("the victim's image differs from the same frame rendered without the attacker")
+			}
+		})
+	}
+}
