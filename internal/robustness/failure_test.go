@@ -172,49 +172,112 @@ func TestLongShaderCompletes(t *testing.T) {
 	}
 }
 
-// zeroArgs builds zero values for a method's parameters.
-func zeroArgs(m reflect.Value) []reflect.Value {
-	args := make([]reflect.Value, m.Type().NumIn())
-	for i := range args {
-		args[i] = reflect.Zero(m.Type().In(i))
+// argSets builds argument lists for a method: the zero values, and for
+// each of a few enums that reach real work (clears, draws, uploads,
+// reads), every Enum parameter set to it, ints to 4, floats to 1, slices
+// of 64 elements, names "a_pos" and object handles 1 — so that calls get
+// past argument checks into the driver.
+func argSets(m reflect.Value) [][]reflect.Value {
+	enums := []gl.Enum{gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT | gl.STENCIL_BUFFER_BIT, gl.TRIANGLES,
+		gl.TEXTURE_2D, gl.ARRAY_BUFFER, gl.FRAMEBUFFER, gl.RGBA, gl.UNSIGNED_BYTE, gl.STATIC_DRAW}
+	ty := m.Type()
+	sets := [][]reflect.Value{make([]reflect.Value, ty.NumIn())}
+	for i := range sets[0] {
+		sets[0][i] = reflect.Zero(ty.In(i))
 	}
-	return args
+	for _, e := range enums {
+		args := make([]reflect.Value, ty.NumIn())
+		for i := range args {
+			pt := ty.In(i)
+			v := reflect.New(pt).Elem()
+			switch {
+			case pt == reflect.TypeOf(gl.Enum(0)):
+				v.SetUint(uint64(e))
+			case pt.Kind() == reflect.Int || pt.Kind() == reflect.Int32:
+				v.SetInt(4)
+			case pt.Kind() == reflect.Uint32:
+				v.SetUint(4)
+			case pt.Kind() == reflect.Float32:
+				v.SetFloat(1)
+			case pt.Kind() == reflect.Bool:
+				v.SetBool(true)
+			case pt.Kind() == reflect.String:
+				v.SetString("a_pos")
+			case pt.Kind() == reflect.Slice:
+				v.Set(reflect.MakeSlice(pt, 64, 64))
+			case pt.Kind() == reflect.Struct:
+				for f := 0; f < v.NumField(); f++ {
+					switch fv := v.Field(f); fv.Kind() {
+					case reflect.Bool:
+						fv.SetBool(true)
+					case reflect.Uint, reflect.Uint32:
+						fv.SetUint(1)
+					case reflect.Int32:
+						fv.SetInt(0)
+					}
+				}
+			}
+			args[i] = v
+		}
+		sets = append(sets, args)
+	}
+	return sets
+}
+
+// closedContext returns a context with a program, a vertex buffer and a
+// texture bound and a draw queued, closed.
+func closedContext(t *testing.T) *tilegpu.Context {
+	t.Helper()
+	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 8, Height: 8, Cores: 1, MemorySize: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ctx.GL()
+	program(t, g, passVS, redFS)
+	fullScreen(g)
+	tex := g.CreateTexture()
+	g.BindTexture(gl.TEXTURE_2D, tex)
+	g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, make([]byte, 64))
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+	ctx.Close()
+	return ctx
 }
 
 // TestEveryCallAfterCloseIsHarmless (item 6): Clear on a closed context
 // panicked in driver/tg. Every gl.Context method, found by reflection so
-// new ones are covered, is called after Close — through GL() (the lost
-// table: must record CONTEXT_LOST) and on the *gles.Context itself (the
-// destroyed driver context: must not panic).
+// new ones are covered, is called after Close with several argument sets,
+// each on a fresh closed context — through GL() (the lost table: must
+// record CONTEXT_LOST) and on the *gles.Context itself (the destroyed
+// driver context: must not panic).
 func TestEveryCallAfterCloseIsHarmless(t *testing.T) {
-	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 8, Height: 8, Cores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, direct := ctx.GL(), ctx.GLES()
-	program(t, g, passVS, redFS)
-	fullScreen(g)
-	ctx.Close()
+	ctx := closedContext(t)
 	ctx.Close() // twice is harmless
 	if _, err := ctx.Image(); err == nil {
 		t.Error("Image after Close succeeded")
 	}
+	if ctx.Err() == nil {
+		t.Error("Err after Close is nil")
+	}
 	ty := reflect.TypeOf((*gl.Context)(nil)).Elem()
 	for i := 0; i < ty.NumMethod(); i++ {
 		name := ty.Method(i).Name
+		ctx := closedContext(t)
+		g, direct := ctx.GL(), ctx.GLES()
 		for _, tc := range []struct {
 			via string
 			c   any
 		}{{"GL()", g}, {"GLES()", direct}} {
 			m := reflect.ValueOf(tc.c).MethodByName(name)
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("%s.%s after Close panicked: %v", tc.via, name, r)
-					}
+			for k, args := range argSets(m) {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s.%s (argument set %d) after Close panicked: %v", tc.via, name, k, r)
+						}
+					}()
+					m.Call(args)
 				}()
-				m.Call(zeroArgs(m))
-			}()
+			}
 		}
 		if name == "GetError" {
 			continue
