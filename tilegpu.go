@@ -198,11 +198,17 @@ func (c *Context) Stats() Stats {
 	}
 }
 
-// Close waits for queued work and frees the GPU.
+// Close frees the GPU. Queued work is abandoned, not waited for: nothing
+// can read its results after Close, and a shader that never ends would
+// otherwise hold Close until the watchdog fired. Calls through GL()
+// afterwards record GL_CONTEXT_LOST and do nothing.
 func (c *Context) Close() error {
 	if c.closed {
 		return nil
 	}
+	// Stopping the device first fails every fence at once and stops a
+	// running shader within one Poll interval (64Ki instructions).
+	c.dev.Close()
 	c.teardown()
 	return nil
 }

@@ -455,3 +455,30 @@ func TestAttackerShaderHangDoesNotHurtVictim(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseDuringEndlessShaderIsPrompt (item 5): Close blocked until the
+// watchdog fired (about 35 s in the case). With the default
+// JobTimeout (10 s) and a shader that never ends still running, Close
+// returns at once.
+func TestCloseDuringEndlessShaderIsPrompt(t *testing.T) {
+	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 16, Height: 16, Cores: 1, MemorySize: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ctx.GL()
+	program(t, g, passVS, endlessFS)
+	fullScreen(g)
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+	g.Flush()
+	// Let the GPU get into the fragment shader: vertices are shaded,
+	// then the endless batch starts.
+	for ctx.Stats().Vertices == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	ctx.Close()
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("Close took %v with a shader running", el)
+	}
+}
