@@ -144,12 +144,15 @@ func (c *Context) Image() (*image.NRGBA, error) {
 		return nil, errors.New("tilegpu: context is closed")
 	}
 	w, h := c.cfg.Width, c.cfg.Height
-	// Finish first: a job that failed reports its error (LastDriverError)
-	// and a reset loses the context, so a lost frame is an error, never a
-	// blank image.
-	c.gl.Finish()
+	// The frame ends here: a job of it that failed is an error (also in
+	// LastDriverError) and a reset loses the context, so a lost frame is
+	// an error, never a blank image.
+	ferr := c.gl.FinishFrame()
 	if err := c.gl.LostError(); err != nil {
 		return nil, fmt.Errorf("tilegpu: reading the framebuffer: %w", err)
+	}
+	if ferr != nil {
+		return nil, fmt.Errorf("tilegpu: the frame failed on the GPU: %w", ferr)
 	}
 	buf := make([]byte, w*h*4)
 	if err := c.pctx.ResourceRead(c.color, 0, 0, 0, 0, w, h, buf); err != nil {

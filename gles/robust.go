@@ -3,6 +3,7 @@ package gles
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/pipe"
@@ -131,6 +132,35 @@ func (c *Context) lose(status gl.Enum, err error) {
 	c.lostErr = err
 	c.lost.err = gl.CONTEXT_LOST
 	c.disp.Context = &c.lost
+}
+
+// FinishFrame ends a frame, as a swap-buffers does: it submits the queued
+// work with the last job marked as the end of the frame (the kernel's
+// skip-frame fault policy resumes after it), waits for it, and returns the
+// first error of any job submitted since errors were last collected — also
+// recorded as GL_OUT_OF_MEMORY and LastDriverError; a reset also loses the
+// context.
+func (c *Context) FinishFrame() error {
+	flush := c.pipe.Flush
+	if ff, ok := c.pipe.(interface{ FlushFrame() (pipe.Fence, error) }); ok {
+		flush = ff.FlushFrame
+	}
+	f, err := flush()
+	if err != nil {
+		c.driverFailed(err, gl.OUT_OF_MEMORY)
+	}
+	if f != 0 {
+		c.lastFence = f
+	}
+	if c.lastFence != 0 {
+		if werr := c.pipe.FenceFinish(c.lastFence, time.Minute); werr != nil {
+			c.driverFailed(werr, gl.OUT_OF_MEMORY)
+			if err == nil {
+				err = werr
+			}
+		}
+	}
+	return err
 }
 
 // driverFailed records a driver error of a flush, finish, clear or read:

@@ -1,7 +1,6 @@
 package tg
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/tilegpu/tilegpu/pipe"
@@ -103,6 +102,12 @@ type Context struct {
 	stats ContextStats
 
 	destroyed bool // Destroy ran: every call that would reach the kernel fails
+
+	// unchecked are the fences of submitted jobs whose outcome nobody has
+	// seen yet, oldest first; FenceFinish reports the first failure among
+	// them, so a failed job is never hidden by a later one that succeeded.
+	unchecked []uint64
+	asyncErr  error // a failure found while pruning unchecked, for the next FenceFinish
 
 	// scratch reused by every draw (no allocation per draw)
 	attrScratch []attribute
@@ -403,10 +408,7 @@ func (c *Context) FenceFinish(f pipe.Fence, timeout time.Duration) error {
 	if c.destroyed {
 		return ErrContextDestroyed
 	}
-	if err := c.screen.ws.Wait(uint64(f), timeout); err != nil {
-		return fmt.Errorf("tg: waiting for fence %d: %w", f, err)
-	}
-	return nil
+	return c.finishFences(uint64(f), timeout)
 }
 
 // Destroy implements pipe.Context: queued work is submitted and waited for.

@@ -63,6 +63,8 @@ type job struct {
 	// storage block, valid while the storage is unchanged.
 	storageCopy    uint32
 	hasStorageCopy bool
+
+	endOfFrame bool // the last job FlushFrame submits
 }
 
 func surfKey(s pipe.Surface) surfaceKey {
@@ -286,6 +288,7 @@ func (c *Context) flushJob(j *job) error {
 		ClearColor:    j.clearColor,
 		ClearDepth:    j.clearDepth,
 		ClearStencil:  j.clearStencil,
+		EndOfFrame:    j.endOfFrame,
 	}
 	if s := j.key.color; s.res != nil {
 		cleared := j.clearMask&pipe.ClearColor != 0
@@ -310,6 +313,7 @@ func (c *Context) flushJob(j *job) error {
 		return fmt.Errorf("tg: submitting job: %w", err)
 	}
 	c.lastFence = fence
+	c.noteFence(fence)
 	c.stats.JobsSubmitted++
 	return nil
 }

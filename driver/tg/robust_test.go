@@ -3,6 +3,7 @@ package tg
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tilegpu/tilegpu/pipe"
 )
@@ -124,5 +125,40 @@ func TestGetDeviceResetStatus(t *testing.T) {
 		if got := s.NewContext().GetDeviceResetStatus(); got != tc.want {
 			t.Errorf("kernel status %d: %v, want %v", tc.kernel, got, tc.want)
 		}
+	}
+}
+
+// TestFenceFinishReportsEarlierFailures: waiting for the last fence also
+// reports an earlier job of the context that failed, which a wait on the
+// last fence alone hid.
+func TestFenceFinishReportsEarlierFailures(t *testing.T) {
+	r := newRig(t, "fs")
+	tex, err := r.s.newResource(pipe.ResourceTemplate{Target: pipe.TargetTexture2D, Format: pipe.FormatRGBA8, Width: 16, Height: 16, Levels: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mainFB := r.c.fb
+	r.c.SetFramebufferState(&pipe.FramebufferState{Width: 16, Height: 16, Color: pipe.Surface{Resource: tex}})
+	if err := r.c.Draw(&pipe.DrawInfo{Mode: pipe.PrimTriangles, Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	r.c.SetFramebufferState(&mainFB)
+	if err := r.c.Draw(&pipe.DrawInfo{Mode: pipe.PrimTriangles, Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.c.FlushFrame()
+	if err != nil || f != 2 {
+		t.Fatalf("FlushFrame: fence %d, %v", f, err)
+	}
+	if !r.ws.submits[1].EndOfFrame || r.ws.submits[0].EndOfFrame {
+		t.Error("FlushFrame did not mark exactly its last job as the end of the frame")
+	}
+	boom := errors.New("EIO: job 1 faulted")
+	r.ws.fenceErr = map[uint64]error{1: boom}
+	if err := r.c.FenceFinish(f, time.Second); !errors.Is(err, boom) {
+		t.Errorf("FenceFinish(last) = %v, want the first job's failure", err)
+	}
+	if err := r.c.FenceFinish(f, time.Second); err != nil {
+		t.Errorf("the failure was reported twice: %v", err)
 	}
 }

@@ -36,6 +36,10 @@ import (
 // the BO cache then purges itself and retries once.
 var ErrNoMemory = errors.New("tg: out of GPU memory")
 
+// ErrTimeout is wrapped by Winsys.Wait's error when the fence has not
+// signalled within the timeout (as opposed to a fence that failed).
+var ErrTimeout = errors.New("tg: timed out")
+
 // Winsys is the kernel interface the driver needs (ioctl-shaped, handles not
 // pointers). Implementations must be safe for concurrent use.
 type Winsys interface {
@@ -124,4 +128,7 @@ type Submit struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
+	// EndOfFrame marks the last job of a frame (FlushFrame), for the
+	// kernel's skip-frame fault policy.
+	EndOfFrame bool
 }

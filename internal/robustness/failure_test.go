@@ -482,3 +482,72 @@ func TestCloseDuringEndlessShaderIsPrompt(t *testing.T) {
 		t.Errorf("Close took %v with a shader running", el)
 	}
 }
+
+// TestFaultPolicyAtGLLevel: a frame whose first job (rendering into a
+// texture with a shader that never ends) is reset. Under skip-frame and
+// skip-ib the frame is reported failed but the context survives and the
+// next frame renders; under replay-innocent the context is lost.
+func TestFaultPolicyAtGLLevel(t *testing.T) {
+	for _, tc := range []struct {
+		policy kernel.FaultPolicy
+		lost   bool
+	}{{kernel.FaultSkipFrame, false}, {kernel.FaultSkipIB, false}, {kernel.FaultReplayInnocent, true}} {
+		t.Run(tc.policy.String(), func(t *testing.T) {
+			ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, MemorySize: 32 << 20,
+				JobTimeout: 200 * time.Millisecond, FaultPolicy: tc.policy})
+			g := ctx.GL()
+			endless := program(t, g, passVS, endlessFS)
+			red := program(t, g, passVS, redFS)
+			fullScreen(g)
+			tex := g.CreateTexture()
+			g.BindTexture(gl.TEXTURE_2D, tex)
+			g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+			fbo := g.CreateFramebuffer()
+			g.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+			g.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+			g.Viewport(0, 0, 4, 4)
+			g.UseProgram(endless)
+			g.DrawArrays(gl.TRIANGLES, 0, 3) // job 1: never ends
+			g.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
+			g.Viewport(0, 0, 16, 16)
+			g.UseProgram(red)
+			g.DrawArrays(gl.TRIANGLES, 0, 3) // job 2: the end of the frame
+			_, err := ctx.Image()
+			if err == nil {
+				t.Fatal("a frame with a reset job was read without error")
+			}
+			if errors.Is(err, tilegpu.ErrContextLost) != tc.lost {
+				t.Fatalf("frame error %v: context lost %v, want %v", err, !tc.lost, tc.lost)
+			}
+			if !strings.Contains(err.Error(), "made no progress") {
+				t.Errorf("frame error %q does not say what happened", err)
+			}
+			want := gl.Enum(gl.NO_ERROR)
+			if tc.lost {
+				want = gl.GUILTY_CONTEXT_RESET
+			}
+			if s := g.(gles.Robustness).GetGraphicsResetStatus(); s != want {
+				t.Errorf("reset status %#x, want %#x", s, want)
+			}
+			// The next frame.
+			for g.GetError() != gl.NO_ERROR {
+			}
+			g.ClearColor(0, 0, 1, 1)
+			g.Clear(gl.COLOR_BUFFER_BIT)
+			g.DrawArrays(gl.TRIANGLES, 0, 3)
+			img, err := ctx.Image()
+			if tc.lost {
+				if !errors.Is(err, tilegpu.ErrContextLost) {
+					t.Errorf("next frame on a lost context: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("next frame: %v", err)
+			}
+			if c := img.NRGBAAt(8, 8); c.R != 255 || c.G != 0 || c.B != 0 {
+				t.Errorf("next frame pixel %v, want red", c)
+			}
+		})
+	}
+}
