@@ -65,5 +65,6 @@
 //   - A branch writes its link address in every lane; its register operand
 //     (lane 0) may only lead to addresses Load decoded (a return address
 //     after a linking branch, or a static target).
-//   - Core.StepLimit (default 1<<24) bounds the instructions of one Run.
+//   - Core.StepLimit (default 1<<24, 0 unbounded) bounds the instructions of one
+//     Run; Core.Poll, when set, runs every PollInterval instructions (budget.go).
 package qpu
