@@ -190,3 +190,25 @@ func TestSkipFrameFailsSubmissionsUntilTheFrameEnds(t *testing.T) {
 		t.Errorf("next frame: %v", err)
 	}
 }
+
+// FuzzParseFaultPolicy: any string either names a policy that prints back
+// as itself or is refused with an error naming the choices.
+func FuzzParseFaultPolicy(f *testing.F) {
+	for _, n := range faultPolicyNames {
+		f.Add(n)
+	}
+	f.Add("")
+	f.Add("skip-IB")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseFaultPolicy(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "replay-innocent") {
+				t.Fatalf("error %q does not list the policies", err)
+			}
+			return
+		}
+		if !p.Valid() || p.String() != s {
+			t.Fatalf("ParseFaultPolicy(%q) = %v", s, p)
+		}
+	})
+}
