@@ -22,7 +22,6 @@ package gles
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/gl"
@@ -246,7 +245,7 @@ func (c *Context) Flush() {
 func (c *Context) Finish() {
 	c.Flush()
 	if c.lastFence != 0 {
-		if err := c.pipe.FenceFinish(c.lastFence, time.Minute); err != nil {
+		if err := c.pipe.FenceFinish(c.lastFence, finishTimeout); err != nil {
 			c.driverFailed(err, gl.OUT_OF_MEMORY)
 		}
 	}

@@ -134,6 +134,10 @@ func (c *Context) lose(status gl.Enum, err error) {
 	c.disp.Context = &c.lost
 }
 
+// finishTimeout is how long Finish waits: without bound, as glFinish does;
+// the kernel's watchdog ends every job (see tg's readTimeout).
+const finishTimeout time.Duration = -1
+
 // FinishFrame ends a frame, as a swap-buffers does: it submits the queued
 // work with the last job marked as the end of the frame (the kernel's
 // skip-frame fault policy resumes after it), waits for it, and returns the
@@ -153,7 +157,7 @@ func (c *Context) FinishFrame() error {
 		c.lastFence = f
 	}
 	if c.lastFence != 0 {
-		if werr := c.pipe.FenceFinish(c.lastFence, time.Minute); werr != nil {
+		if werr := c.pipe.FenceFinish(c.lastFence, finishTimeout); werr != nil {
 			c.driverFailed(werr, gl.OUT_OF_MEMORY)
 			if err == nil {
 				err = werr

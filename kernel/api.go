@@ -8,8 +8,9 @@ type Options struct {
 	// JobTimeout is how long the GPU may go without progress — no
 	// 16-lane shader batch, vertex or tile finished and no ring packet
 	// consumed — before the watchdog resets the engines and blames the job
-	// an engine is executing; a job that keeps progressing is cut after
-	// hardCapFactor (12) × JobTimeout. Default DefaultJobTimeout.
+	// an engine is executing. A job that keeps progressing is cut after
+	// hardCapFactor (12) × JobTimeout, but only while another context's
+	// work waits behind it. Default DefaultJobTimeout.
 	JobTimeout time.Duration
 
 	// FaultPolicy decides which work a fault, CL error or hang costs and
@@ -33,6 +34,11 @@ type Options struct {
 	// ringBytes overrides the size of each ring (tests use small rings to
 	// wrap them quickly); a power of two ≥ 4096.
 	ringBytes uint32
+
+	// hardCap overrides hardCapFactor·JobTimeout, the longest a job that
+	// keeps progressing may run while others wait (tests use a short cap
+	// with a long JobTimeout, so a starved host cannot fake a hang).
+	hardCap time.Duration
 
 	// pollPeriod overrides how often the dispatcher looks at the rings
 	// without an interrupt (tests use it to prove retirement follows the

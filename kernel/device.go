@@ -109,6 +109,9 @@ func newDevice(m machine, opts Options) *Device {
 	if opts.JobTimeout <= 0 {
 		opts.JobTimeout = DefaultJobTimeout
 	}
+	if opts.hardCap <= 0 {
+		opts.hardCap = hardCapFactor * opts.JobTimeout
+	}
 	if opts.FaultPolicy >= numFaultPolicies {
 		opts.FaultPolicy = FaultReplayInnocent
 	}

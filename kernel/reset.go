@@ -189,6 +189,24 @@ func (d *Device) skipFrame(j *job, err *Error) {
 	c.skipping = skip
 }
 
+// othersWaiting reports whether a context other than c has work queued or
+// in the rings.
+func (d *Device) othersWaiting(c *gpuContext) bool {
+	for p := range d.inflight {
+		for _, j := range d.inflight[p] {
+			if j.ctx != c {
+				return true
+			}
+		}
+	}
+	for _, o := range d.contexts {
+		if o != c && len(o.queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // resetStatus is ParamResetStatus for c.
 func (c *gpuContext) resetStatus() ResetStatus {
 	switch {

@@ -212,3 +212,41 @@ func FuzzParseFaultPolicy(f *testing.F) {
 		}
 	})
 }
+
+// TestHardCapOnlyWhenOthersWait: a job that keeps progressing is not cut
+// by the hard cap while it is alone on the GPU (a legitimate heavy frame
+// on a loaded host), and is cut when another context's work waits.
+func TestHardCapOnlyWhenOthersWait(t *testing.T) {
+	// A long JobTimeout, so a starved host cannot fake a hang; a short cap.
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: 5 * time.Second, hardCap: 300 * time.Millisecond})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	f := mustOpen(t, d)
+	j := newTestJob(t, f, 64, 64)
+	j.script(scriptSlow, 900) // progresses for three caps
+	if err := f.SubmitCL(&j.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, f, j.args.OutFence); err != nil {
+		t.Errorf("progressing job alone on the GPU was cut: %v", err)
+	}
+	other := mustOpen(t, d)
+	j2 := newTestJob(t, f, 64, 64)
+	j2.script(scriptSlow, 10000)
+	jo := newTestJob(t, other, 64, 64)
+	if err := f.SubmitCL(&j2.args); err != nil {
+		t.Fatal(err)
+	}
+	// The other context's job arrives while j2 runs (submitted together,
+	// round robin could put it first).
+	time.Sleep(100 * time.Millisecond)
+	if err := other.SubmitCL(&jo.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, f, j2.args.OutFence); !errors.Is(err, EIO) || !strings.Contains(err.Error(), "hard cap") {
+		t.Errorf("progressing job holding up another context: %v", err)
+	}
+	if err := wait(t, other, jo.args.OutFence); err != nil {
+		t.Errorf("the waiting context's job: %v", err)
+	}
+}

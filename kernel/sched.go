@@ -516,7 +516,7 @@ func (d *Device) doorbell() {
 // it): the GPU is declared hung when its work counters and ring read
 // pointers have not moved for JobTimeout, or, as a backstop against a job
 // that is merely enormous, when an engine has been executing the same
-// job's packet for hardCapFactor·JobTimeout. Judging by elapsed time alone
+// job's packet for hardCapFactor·JobTimeout while other contexts wait. Judging by elapsed time alone
 // killed legitimate frames half-rendered on a loaded machine. The guilty
 // job is the one an engine is executing (CP_STATUS), the older of two;
 // when no engine is executing (a render stalled on a semaphore that never
@@ -543,11 +543,17 @@ func (d *Device) watchdog() {
 		if running == nil || j.fence.seqno < running.fence.seqno {
 			running = j
 		}
-		if now.Sub(d.execSince[e]) >= hardCapFactor*d.opts.JobTimeout && (capped == nil || j.fence.seqno < capped.fence.seqno) {
+		if now.Sub(d.execSince[e]) >= d.opts.hardCap && (capped == nil || j.fence.seqno < capped.fence.seqno) {
 			capped = j
 		}
 	}
-	tooLong := capped != nil
+	// The hard cap is a fairness bound, like i915's preemption timeout:
+	// it cuts a job that keeps progressing only while another context's
+	// work waits behind it. Alone on the GPU, a heavy frame may take as
+	// long as it takes (on a loaded host a legitimate frame can run for
+	// minutes); a job that stops progressing is still reset after
+	// JobTimeout.
+	tooLong := capped != nil && d.othersWaiting(capped.ctx)
 	stalled := now.Sub(d.progressSince) >= d.opts.JobTimeout
 	if !stalled && !tooLong {
 		return
@@ -586,7 +592,7 @@ func (d *Device) watchdog() {
 	d.execJob = [numEngines]*job{}
 	why := fmt.Sprintf("made no progress for %v (GPU watchdog timeout: no shader batch, vertex or tile finished; a shader that never ends?)", d.opts.JobTimeout)
 	if !stalled {
-		why = fmt.Sprintf("ran longer than %v (GPU watchdog hard cap, %d× the job timeout)", hardCapFactor*d.opts.JobTimeout, hardCapFactor)
+		why = fmt.Sprintf("ran longer than %v while other contexts waited (GPU watchdog hard cap)", d.opts.hardCap)
 	}
 	err := errorf(EIO, "context %d: job (fence %d) %s %s; engines reset", head.ctx.id, head.fence.seqno, where, why)
 	policy := d.opts.FaultPolicy

@@ -7,9 +7,13 @@ import (
 	"github.com/tilegpu/tilegpu/pipe"
 )
 
-// readTimeout bounds how long a CPU access waits for the GPU; the kernel's
-// watchdog (5 s by default) fires well before it.
-const readTimeout = 30 * time.Second
+// readTimeout is how long a CPU access waits for the GPU: without bound
+// (a negative timeout), because the kernel's watchdog ends every job — a
+// hung one after JobTimeout without progress, one that keeps progressing
+// after 12 × JobTimeout — and a legitimate heavy frame on a slow, loaded
+// machine can take longer than any fixed bound picked here (a 100,000-
+// iteration shader at 128² took over a minute on a shared 2-core host).
+const readTimeout time.Duration = -1
 
 // prepareCPUWrite makes r's memory safe to overwrite without changing
 // what work queued before the write sees:
