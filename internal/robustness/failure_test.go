@@ -89,6 +89,9 @@ func newContext(t *testing.T, cfg tilegpu.Config) *tilegpu.Context {
 func TestEndlessShaderLosesContext(t *testing.T) {
 	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, JobTimeout: 200 * time.Millisecond})
 	g := ctx.GL()
+	if s := g.GetInteger(gl.RESET_NOTIFICATION_STRATEGY); s != gl.LOSE_CONTEXT_ON_RESET {
+		t.Errorf("RESET_NOTIFICATION_STRATEGY = %#x, want LOSE_CONTEXT_ON_RESET", s)
+	}
 	program(t, g, passVS, endlessFS)
 	fullScreen(g)
 	g.ClearColor(0, 0, 1, 1)
