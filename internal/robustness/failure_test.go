@@ -24,6 +24,32 @@ import (
 
 const passVS = "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }"
 
+// whileTrueFS is the issue's `while (true)`: the break depends on a
+// uniform (u_zero is 0), so it never comes.
+const whileTrueFS = `precision highp float;
+uniform float u_zero;
+void main() {
+	float s = 1.0;
+	while (true) {
+		s += u_zero;
+		if (s > 2.0) break;
+	}
+	gl_FragColor = vec4(s - 1.0, 0.0, 0.0, 1.0);
+}`
+
+// hugeUniformFS is a loop bounded by a huge uniform (u_n is set to
+// 2^31-1): it ends, after hours of interpretation.
+const hugeUniformFS = `precision highp float;
+uniform int u_n;
+void main() {
+	float s = 0.0;
+	for (int i = 0; i < 2147483647; i++) {
+		if (i >= u_n) break;
+		s += 1.0;
+	}
+	gl_FragColor = vec4(s, 0.0, 0.0, 1.0);
+}`
+
 // endlessFS loops until s overflows to infinity, which a float never does
 // by adding 0 (u_zero is 0): the loop bound depends on a uniform, so the
 // compiler cannot see it is infinite.
@@ -87,12 +113,21 @@ func newContext(t *testing.T, cfg tilegpu.Config) *tilegpu.Context {
 // the GPU, the frame is an error naming what happened, the context is
 // lost with GL_KHR_robustness semantics, and Close returns promptly.
 func TestEndlessShaderLosesContext(t *testing.T) {
-	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, JobTimeout: 200 * time.Millisecond})
+	for _, tc := range []struct{ name, fs string }{
+		{"for-ever", endlessFS}, {"while-true", whileTrueFS}, {"huge-uniform-bound", hugeUniformFS},
+	} {
+		t.Run(tc.name, func(t *testing.T) { endlessShaderLosesContext(t, tc.fs) })
+	}
+}
+
+func endlessShaderLosesContext(t *testing.T, fs string) {
+	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, MemorySize: 32 << 20, JobTimeout: 200 * time.Millisecond})
 	g := ctx.GL()
 	if s := g.GetInteger(gl.RESET_NOTIFICATION_STRATEGY); s != gl.LOSE_CONTEXT_ON_RESET {
 		t.Errorf("RESET_NOTIFICATION_STRATEGY = %#x, want LOSE_CONTEXT_ON_RESET", s)
 	}
-	program(t, g, passVS, endlessFS)
+	p := program(t, g, passVS, fs)
+	g.Uniform1i(g.GetUniformLocation(p, "u_n"), 2147483647) // hugeUniformFS only
 	fullScreen(g)
 	g.ClearColor(0, 0, 1, 1)
 	g.Clear(gl.COLOR_BUFFER_BIT)
