@@ -589,3 +589,12 @@ func TestFaultPolicyAtGLLevel(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownFaultPolicyIsRefused: a Config naming no policy is an error
+// that says so, not a silent default.
+func TestUnknownFaultPolicyIsRefused(t *testing.T) {
+	_, err := tilegpu.NewContext(tilegpu.Config{Width: 8, Height: 8, FaultPolicy: 99})
+	if err == nil || !strings.Contains(err.Error(), "fault policy 99") {
+		t.Errorf("NewContext with fault policy 99: %v", err)
+	}
+}
