@@ -305,7 +305,7 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 		} else {
 			err = e.g.render.run(e, p[0], p[1], gen)
 		}
-		e.report(err)
+		e.report(err, p[0])
 		// Render and bin jobs write memory another engine may wait on.
 		e.g.notifyMemChanged()
 	case PktEventWrite:
@@ -339,8 +339,9 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 	}
 }
 
-// report turns a job's error into the matching interrupt.
-func (e *engine) report(err error) {
+// report turns the error of the indirect buffer at VA ib into the
+// matching interrupt.
+func (e *engine) report(err error, ib uint32) {
 	if err == nil {
 		return
 	}
@@ -354,10 +355,10 @@ func (e *engine) report(err error) {
 		if cause == 0 {
 			cause = CLErrorCauseList
 		}
-		e.g.clError(e.id, e.mmu.ctx, cause)
+		e.g.clError(e.id, e.mmu.ctx, ib, cause)
 	case errors.Is(err, errAborted):
 	default:
-		e.g.clError(e.id, e.mmu.ctx, CLErrorCauseList)
+		e.g.clError(e.id, e.mmu.ctx, ib, CLErrorCauseList)
 	}
 }
 
@@ -367,7 +368,7 @@ func (e *engine) ringError(p int) {
 	e.mu.Lock()
 	ctx := e.rings[p].ctx
 	e.mu.Unlock()
-	e.g.clError(e.id, ctx, CLErrorCauseRing)
+	e.g.clError(e.id, ctx, 0, CLErrorCauseRing)
 }
 
 // waitMemPoll is how often a stalled WAIT_MEM re-reads memory when nothing

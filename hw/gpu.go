@@ -30,6 +30,7 @@ type GPU struct {
 	faultStatus uint32
 	clErrCtx    uint32 // CL_ERROR_CTX
 	clErrStatus uint32 // CL_ERROR_STATUS
+	clErrIB     uint32 // CL_ERROR_IB
 	overflow    struct {
 		addr, size uint32
 		gen        uint64 // bumped by each BIN_OVERFLOW_SIZE write
@@ -168,11 +169,13 @@ func (g *GPU) fault(f *pageFault) {
 	g.kickInterrupt()
 }
 
-// clError latches CL_ERROR_CTX/STATUS and raises INTR_CL_ERROR: engine
-// abandoned work of context ctx for cause (CLErrorCause*).
-func (g *GPU) clError(engine int, ctx, cause uint32) {
+// clError latches CL_ERROR_CTX/STATUS/IB and raises INTR_CL_ERROR: engine
+// abandoned the indirect buffer at VA ib (0: a ring packet) of context ctx
+// for cause (CLErrorCause*).
+func (g *GPU) clError(engine int, ctx, ib, cause uint32) {
 	g.mu.Lock()
 	g.clErrCtx = ctx
+	g.clErrIB = ib
 	g.clErrStatus = cause&0xFF | uint32(engine&0xF)<<CLErrorEngineShift
 	g.intrStatus |= IntrCLError
 	g.mu.Unlock()
@@ -286,6 +289,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return g.clErrStatus
+	case RegCLErrorIB:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrIB
 	case RegTimestampLo:
 		return uint32(g.timestamp())
 	case RegTimestampHi:

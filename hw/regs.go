@@ -93,6 +93,7 @@ const (
 
 	RegCLErrorCtx    Reg = 0x340 // R: context id of the last CL_ERROR (0: none selected)
 	RegCLErrorStatus Reg = 0x344 // R: bits 0..7 cause (CLErrorCause*), bits 8..11 engine
+	RegCLErrorIB     Reg = 0x348 // R: VA of the indirect buffer abandoned (0: a ring packet)
 
 	RegBinOverflowAddr Reg = 0x400 // W: VA of a new tile-allocation pool
 	RegBinOverflowSize Reg = 0x404 // W: its size; writing it releases a binner waiting on BIN_OOM

@@ -34,6 +34,7 @@ type fakeGPU struct {
 	faultStatus uint32
 	clErrCtx    uint32
 	clErrStatus uint32
+	clErrIB     uint32
 	overAddr    uint32
 	overSize    uint32
 	overGen     uint64
@@ -142,6 +143,8 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 		return g.clErrCtx
 	case regCLErrorStatus:
 		return g.clErrStatus
+	case regCLErrorIB:
+		return g.clErrIB
 	case regNumCores:
 		return 2
 	case regNumQPUs:
@@ -176,6 +179,7 @@ type fakeMMU struct {
 	l1     uint32
 	engine int
 	fault  *fakeFault
+	ib     uint32 // VA of the indirect buffer being executed
 }
 
 func (m *fakeMMU) translate(va uint32, write bool) (uint32, bool) {
@@ -351,6 +355,7 @@ func (g *fakeGPU) execute(e int, m *fakeMMU, op uint8, p []uint32, gen uint64) {
 		if !ok {
 			return
 		}
+		m.ib = p[0]
 		if e == engineBin {
 			g.bin(m, list, gen)
 		} else {
@@ -406,7 +411,7 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 				}
 			case scriptCLErr:
 				g.mu.Lock()
-				g.clErrCtx, g.clErrStatus = m.ctx, hw.CLErrorCauseShader|engineBin<<hw.CLErrorEngineShift
+				g.clErrCtx, g.clErrStatus, g.clErrIB = m.ctx, hw.CLErrorCauseShader|engineBin<<hw.CLErrorEngineShift, m.ib
 				g.mu.Unlock()
 				g.raise(intrCLError)
 				return

@@ -42,6 +42,7 @@ const (
 	regMMUFaultStatus  reg = 0x308
 	regCLErrorCtx      reg = 0x340
 	regCLErrorStatus   reg = 0x344
+	regCLErrorIB       reg = 0x348
 	regBinOverflowAddr reg = 0x400
 	regBinOverflowSize reg = 0x404
 	regTimestampLo     reg = 0x500

@@ -79,8 +79,8 @@ const (
 	submitFlagsKnown = SubmitEndOfFrame
 )
 
-// clErrorRecord is what CL_ERROR_CTX/STATUS held when INTR_CL_ERROR came.
-type clErrorRecord struct{ ctx, status uint32 }
+// clErrorRecord is what CL_ERROR_CTX/STATUS/IB held when INTR_CL_ERROR came.
+type clErrorRecord struct{ ctx, status, ib uint32 }
 
 var clErrorCauses = map[uint32]string{
 	hw.CLErrorCauseRing:   "malformed ring packet",
@@ -98,7 +98,10 @@ func (d *Device) handleCLError(r clErrorRecord) {
 		return
 	}
 	eng := int(r.status>>hw.CLErrorEngineShift) & 0xF
-	j := d.faultingJob(c, eng)
+	j := d.jobOfIB(c, eng, r.ib)
+	if j == nil {
+		j = d.faultingJob(c, eng)
+	}
 	cause := clErrorCauses[r.status&0xFF]
 	if cause == "" {
 		cause = fmt.Sprintf("cause %d", r.status&0xFF)
@@ -115,6 +118,22 @@ func engineName(e int) string {
 		return engineNames[e]
 	}
 	return fmt.Sprint(e)
+}
+
+// jobOfIB returns c's job in the rings whose indirect buffer on engine e
+// is at VA ib (CL_ERROR_IB names it exactly), or nil.
+func (d *Device) jobOfIB(c *gpuContext, e int, ib uint32) *job {
+	if ib == 0 {
+		return nil
+	}
+	for p := range d.inflight {
+		for _, j := range d.inflight[p] {
+			if j.ctx == c && ((e == engineBin && j.binVA == ib) || (e == engineRender && j.rclVA == ib)) {
+				return j
+			}
+		}
+	}
+	return nil
 }
 
 // faultingJob returns c's job that engine e was executing when it faulted:

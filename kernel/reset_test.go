@@ -250,3 +250,32 @@ func TestHardCapOnlyWhenOthersWait(t *testing.T) {
 		t.Errorf("the waiting context's job: %v", err)
 	}
 }
+
+// TestCLErrorBlamesTheExactJob: under FaultSkipIB only the job whose list
+// the GPU abandoned fails, even when the engine has moved on to the
+// context's next job by the time the kernel handles the interrupt
+// (CL_ERROR_IB names the indirect buffer; ring positions alone would blame
+// the job that is executing then).
+func TestCLErrorBlamesTheExactJob(t *testing.T) {
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: 5 * time.Second, FaultPolicy: FaultSkipIB})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	f := mustOpen(t, d)
+	j1, j2, j3 := newTestJob(t, f, 64, 64), newTestJob(t, f, 64, 64), newTestJob(t, f, 64, 64)
+	j2.script(scriptCLErr, 0)
+	j3.script(scriptSlow, 300) // BIN is inside j3 when the kernel looks
+	for _, j := range []*testJob{j1, j2, j3} {
+		if err := f.SubmitCL(&j.args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range []struct {
+		j    *testJob
+		fail bool
+	}{{j1, false}, {j2, true}, {j3, false}} {
+		err := wait(t, f, c.j.args.OutFence)
+		if (err != nil) != c.fail {
+			t.Errorf("job %d: %v, want failure %v", i+1, err, c.fail)
+		}
+	}
+}

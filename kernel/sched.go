@@ -39,7 +39,7 @@ func (d *Device) onInterrupt() {
 	}
 	var ce clErrorRecord
 	if st&intrCLError != 0 {
-		ce = clErrorRecord{d.m.ReadReg(regCLErrorCtx), d.m.ReadReg(regCLErrorStatus)}
+		ce = clErrorRecord{d.m.ReadReg(regCLErrorCtx), d.m.ReadReg(regCLErrorStatus), d.m.ReadReg(regCLErrorIB)}
 	}
 	d.m.WriteReg(regIntrAck, st)
 	d.irqMu.Lock()
