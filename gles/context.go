@@ -109,6 +109,7 @@ type Context struct {
 	resetStatus   gl.Enum // GUILTY/INNOCENT/UNKNOWN_CONTEXT_RESET, or NO_ERROR
 	resetReported bool    // GetGraphicsResetStatus returned resetStatus
 	lostErr       error
+	lostHasCause  bool // lostErr carries the driver's error
 	destroyed     bool
 }
 

@@ -72,7 +72,7 @@ func (c *Context) GL() gl.Context { return c.disp }
 // learns of a reset without any other call failing first.
 func (c *Context) GetGraphicsResetStatus() gl.Enum {
 	if !c.isLost {
-		c.checkReset()
+		c.checkReset(nil)
 	}
 	if c.resetStatus != gl.NO_ERROR && !c.resetReported {
 		c.resetReported = true
@@ -87,7 +87,7 @@ func (c *Context) GetGraphicsResetStatus() gl.Enum {
 // GetGraphicsResetStatus it does not consume the reset report.
 func (c *Context) LostError() error {
 	if !c.isLost {
-		c.checkReset()
+		c.checkReset(nil)
 	}
 	if !c.isLost {
 		return nil
@@ -96,8 +96,14 @@ func (c *Context) LostError() error {
 }
 
 // checkReset asks the driver whether the context was reset and loses it
-// if so.
-func (c *Context) checkReset() {
+// if so; cause is the driver error that prompted the question (nil when
+// the application asked), which says what happened.
+func (c *Context) checkReset(cause error) {
+	if c.isLost && cause != nil && !c.lostHasCause && c.resetStatus != gl.NO_ERROR {
+		// Lost when the application asked; the driver now says why.
+		c.lostErr = fmt.Errorf("%w: %w", c.lostErr, cause)
+		c.lostHasCause = true
+	}
 	if c.isLost || c.pipe == nil {
 		return
 	}
@@ -116,10 +122,11 @@ func (c *Context) checkReset() {
 		gl.INNOCENT_CONTEXT_RESET: "another context's GPU reset took its work",
 		gl.UNKNOWN_CONTEXT_RESET:  "the GPU was reset"}[status]
 	err := fmt.Errorf("%w: %s", ErrContextLost, what)
-	if c.lastDriverErr != nil {
-		err = fmt.Errorf("%w: %s: %w", ErrContextLost, what, c.lastDriverErr)
+	if cause != nil {
+		err = fmt.Errorf("%w: %s: %w", ErrContextLost, what, cause)
 	}
 	c.lose(status, err)
+	c.lostHasCause = cause != nil
 }
 
 // lose switches the dispatch to the lost table.
@@ -173,5 +180,5 @@ func (c *Context) FinishFrame() error {
 func (c *Context) driverFailed(err error, e gl.Enum) {
 	c.lastDriverErr = err
 	c.recordError(e)
-	c.checkReset()
+	c.checkReset(err)
 }

@@ -598,3 +598,31 @@ func TestUnknownFaultPolicyIsRefused(t *testing.T) {
 		t.Errorf("NewContext with fault policy 99: %v", err)
 	}
 }
+
+// TestResetSeenByPolling: an application that polls
+// GetGraphicsResetStatus once a frame learns of the reset without any call
+// failing first; the Go error it gets afterwards still says what happened.
+func TestResetSeenByPolling(t *testing.T) {
+	ctx := newContext(t, tilegpu.Config{Width: 16, Height: 16, Cores: 1, MemorySize: 32 << 20, JobTimeout: 200 * time.Millisecond})
+	g := ctx.GL()
+	program(t, g, passVS, endlessFS)
+	fullScreen(g)
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+	g.Flush()
+	r := g.(gles.Robustness)
+	status := gl.Enum(gl.NO_ERROR)
+	for deadline := time.Now().Add(10 * time.Second); status == gl.NO_ERROR && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		status = r.GetGraphicsResetStatus()
+	}
+	if status != gl.GUILTY_CONTEXT_RESET {
+		t.Fatalf("GetGraphicsResetStatus never reported the reset (last %#x)", status)
+	}
+	if e := g.GetError(); e != gl.CONTEXT_LOST {
+		t.Errorf("GetError after the reset was seen = %#x, want CONTEXT_LOST", e)
+	}
+	_, err := ctx.Image()
+	if !errors.Is(err, tilegpu.ErrContextLost) || !strings.Contains(err.Error(), "made no progress for 200ms") {
+		t.Errorf("Image after the reset: %v", err)
+	}
+}
