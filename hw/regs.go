@@ -129,7 +129,7 @@ const (
 const (
 	CLErrorCauseRing   uint32 = 1 // malformed ring packet or unusable ring
 	CLErrorCauseList   uint32 = 2 // malformed bin, render or tile list, or record data
-	CLErrorCauseShader uint32 = 3 // a shader misbehaved (bad program, TMU FIFO misuse, VPM out of range, step limit)
+	CLErrorCauseShader uint32 = 3 // a shader misbehaved (bad program, TMU FIFO misuse, VPM or varying access out of range)
 
 	CLErrorEngineShift = 8
 )

@@ -46,7 +46,8 @@
 // GPU abandoned) marks the faulting context guilty: its fences signal with
 // EIO and later submissions from it fail (ParamResetStatus says ResetGuilty);
 // other contexts continue. The watchdog resets the engines when the GPU makes
-// no progress for Options.JobTimeout (or one list runs for 12 of them),
+// no progress for Options.JobTimeout (or one list runs for 12 of them while
+// other contexts wait),
 // marks the context of the job an engine is executing (CP_STATUS) guilty and
 // replays the innocent jobs of every priority that were in the rings; memory
 // of abandoned jobs is freed only after every ring has passed a marker

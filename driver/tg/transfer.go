@@ -10,7 +10,7 @@ import (
 // readTimeout is how long a CPU access waits for the GPU: without bound
 // (a negative timeout), because the kernel's watchdog ends every job — a
 // hung one after JobTimeout without progress, one that keeps progressing
-// after 12 × JobTimeout — and a legitimate heavy frame on a slow, loaded
+// while others wait after 12 × JobTimeout — and a legitimate heavy frame on a slow, loaded
 // machine can take longer than any fixed bound picked here (a 100,000-
 // iteration shader at 128² took over a minute on a shared 2-core host).
 const readTimeout time.Duration = -1
