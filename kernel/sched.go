@@ -630,7 +630,7 @@ func (d *Device) watchdog() {
 			e = j.err // failed already (a fault, or a skipped frame)
 		case j.ctx.guilty != nil:
 			e = j.ctx.guilty
-		case frameOpen && j.ctx == head.ctx:
+		case frameOpen && j.ctx == head.ctx && j.fence.seqno > head.fence.seqno:
 			e = frameSkip
 			frameOpen = !j.endOfFrame
 		case policy == FaultNoReplay:
