@@ -120,14 +120,17 @@ func TestHWEndlessShaderIsReset(t *testing.T) {
 // the old per-batch step limit (2^24) completes: the watchdog, not the
 // shader core, decides what is hung.
 func TestHWLongShaderCompletes(t *testing.T) {
-	d := newHWDevice(t, 10*time.Second)
+	// A minute: one batch runs it all, which takes over 10 s under -race
+	// on a loaded host (a batch that finishes nothing for JobTimeout is a
+	// hang by definition).
+	d := newHWDevice(t, time.Minute)
 	f := mustOpen(t, d)
 	// 1<<23 iterations × 2 instructions: 2^24 + the prologue.
 	a, target := hwJob(t, f, 4, 4, countdownFS(1<<23), fullScreen, 1)
 	if err := f.SubmitCL(a); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Wait(&WaitArgs{Fence: a.OutFence, Timeout: time.Minute}); err != nil {
+	if err := f.Wait(&WaitArgs{Fence: a.OutFence, Timeout: 2 * time.Minute}); err != nil {
 		t.Fatalf("long shader: %v", err)
 	}
 	for i, p := range pixels(t, f, target)[:4*4] {

@@ -104,9 +104,18 @@ func TestFaultPolicies(t *testing.T) {
 		name := tc.policy.String() + "/" + map[uint32]string{scriptHang: "hang", scriptFault: "fault", scriptCLErr: "clerror"}[tc.trigger]
 		t.Run(name, func(t *testing.T) {
 			g := newFakeGPU(64 << 20)
-			d := newDevice(g, Options{JobTimeout: 50 * time.Millisecond, FaultPolicy: tc.policy})
+			d := newDevice(g, Options{JobTimeout: 150 * time.Millisecond, FaultPolicy: tc.policy})
 			t.Cleanup(func() { d.Close(); g.Close() })
+			// A gate job, first in the rings, holds the GPU while the
+			// scenario is submitted, so A1 cannot fault before A2, A3 and
+			// B1 are queued behind it.
+			gate := mustOpen(t, d)
 			a, b := mustOpen(t, d), mustOpen(t, d)
+			gj := newTestJob(t, gate, 64, 64)
+			gj.script(scriptSlow, 300)
+			if err := gate.SubmitCL(&gj.args); err != nil {
+				t.Fatal(err)
+			}
 			a1, a2, a3 := newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64)
 			a1.script(tc.trigger, 0x0BAD_0000)
 			a2.args.Flags = SubmitEndOfFrame
@@ -138,6 +147,9 @@ func TestFaultPolicies(t *testing.T) {
 						t.Errorf("%s rendered %#x", c.name, px[0])
 					}
 				}
+			}
+			if err := wait(t, gate, gj.args.OutFence); err != nil {
+				t.Errorf("gate job: %v", err)
 			}
 			if s := resetStatus(t, a); s != tc.want.statusA {
 				t.Errorf("A's reset status %d, want %d", s, tc.want.statusA)

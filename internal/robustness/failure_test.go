@@ -188,7 +188,12 @@ func endlessShaderLosesContext(t *testing.T, fs string) {
 // exceeded the shader core's old per-batch step limit and the frame was
 // silently dropped. The watchdog judges progress, so it completes.
 func TestLongShaderCompletes(t *testing.T) {
-	ctx := newContext(t, tilegpu.Config{Width: 4, Height: 4, Cores: 1})
+	// One 16-lane batch runs all 10^6 iterations: about a second normally,
+	// over 10 s (the default JobTimeout) under -race on a loaded host. A
+	// batch that finishes nothing for JobTimeout is a hang by definition,
+	// so give the watchdog room; what this test checks is that no
+	// per-batch step limit drops the work.
+	ctx := newContext(t, tilegpu.Config{Width: 4, Height: 4, Cores: 1, JobTimeout: time.Minute})
 	g := ctx.GL()
 	p := program(t, g, passVS, longFS)
 	fullScreen(g)
