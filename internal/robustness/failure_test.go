@@ -631,3 +631,82 @@ func TestResetSeenByPolling(t *testing.T) {
 		t.Errorf("Image after the reset: %v", err)
 	}
 }
+
+// oobFS indexes a uniform array far out of range (u_i = 10^8): the load
+// lands on an address the context has not mapped, an MMU fault.
+const oobFS = `precision highp float;
+uniform vec4 u[4];
+uniform int u_i;
+void main() { gl_FragColor = u[u_i]; }`
+
+// drawVictimFrame draws the victim's frame: blue clear, red left half.
+func drawVictimFrame(t *testing.T, c *client) {
+	g := c.g.GL()
+	g.ClearColor(0, 0, 1, 1)
+	g.Clear(gl.COLOR_BUFFER_BIT)
+	program(t, g, passVS, redFS)
+	g.Viewport(0, 0, c.w/2, c.h)
+	fullScreen(g)
+	g.DrawArrays(gl.TRIANGLES, 0, 3)
+}
+
+// soloVictimPixels renders the victim's frame on a GPU of its own.
+func soloVictimPixels(t *testing.T) []byte {
+	gpu := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 1})
+	dev := kernel.NewDevice(gpu, kernel.Options{})
+	t.Cleanup(func() { dev.Close(); gpu.Close() })
+	c := newClient(t, dev, 16, 16)
+	drawVictimFrame(t, c)
+	px := c.pixels(t)
+	// Row 0: red left half, blue right half — the comparison is not vacuous.
+	if string(px[0:4]) != "\xff\x00\x00\xff" || string(px[15*4:16*4]) != "\x00\x00\xff\xff" {
+		t.Fatalf("victim frame alone: row 0 starts %v, ends %v", px[0:4], px[15*4:16*4])
+	}
+	return px
+}
+
+// TestAttackerFaultDoesNotHurtVictim: an attacker whose shader reads far
+// out of bounds (a GPU page fault) and a victim on one GPU. The victim's
+// image is byte-identical to a run without the attacker; the attacker
+// gets an error naming the fault and — unless the policy skips only the
+// job — GUILTY_CONTEXT_RESET. Before, the attacker's Finish reported a
+// bare GL_OUT_OF_MEMORY with no driver error and no reset status.
+func TestAttackerFaultDoesNotHurtVictim(t *testing.T) {
+	want := soloVictimPixels(t)
+	for _, policy := range []kernel.FaultPolicy{kernel.FaultReplayInnocent, kernel.FaultSkipIB} {
+		t.Run(policy.String(), func(t *testing.T) {
+			gpu := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 1})
+			dev := kernel.NewDevice(gpu, kernel.Options{FaultPolicy: policy})
+			t.Cleanup(func() { dev.Close(); gpu.Close() })
+			att, vic := newClient(t, dev, 16, 16), newClient(t, dev, 16, 16)
+			ag := att.g.GL()
+			p := program(t, ag, passVS, oobFS)
+			ag.Uniform1i(ag.GetUniformLocation(p, "u_i"), 100_000_000)
+			fullScreen(ag)
+			ag.DrawArrays(gl.TRIANGLES, 0, 3)
+			ag.Flush()
+			drawVictimFrame(t, vic)
+			err := att.g.FinishFrame()
+			if err == nil || !strings.Contains(err.Error(), "GPU page fault: read of VA") {
+				t.Errorf("attacker's frame: %v", err)
+			}
+			wantStatus := gl.Enum(gl.GUILTY_CONTEXT_RESET)
+			if policy == kernel.FaultSkipIB {
+				wantStatus = gl.NO_ERROR
+			}
+			if s := att.g.GetGraphicsResetStatus(); s != wantStatus {
+				t.Errorf("attacker's reset status %#x, want %#x", s, wantStatus)
+			}
+			got := vic.pixels(t)
+			if e := vic.g.GetError(); e != gl.NO_ERROR {
+				t.Fatalf("victim GL error %#x: %v", e, vic.g.LastDriverError())
+			}
+			if s := vic.g.GetGraphicsResetStatus(); s != gl.NO_ERROR {
+				t.Errorf("victim's reset status %#x", s)
+			}
+			if string(got) != string(want) {
+				t.Error("the victim's image differs from the same frame rendered without the attacker")
+			}
+		})
+	}
+}
