@@ -15,6 +15,13 @@
 // texture format of the TG hardware); sampler-view swizzles give RGB
 // textures an alpha of one.
 //
+// Context loss (robust.go): applications use the gl.Context that GL()
+// returns, which follows GL_KHR_robustness with LOSE_CONTEXT_ON_RESET —
+// after a GPU reset caused by (or, with the no-replay fault policy,
+// affecting) the context, or after Destroy, every call does nothing and
+// GetError reports GL_CONTEXT_LOST; GetGraphicsResetStatus (the Robustness
+// interface) says why.
+//
 // Concurrency: a Context must be used by one goroutine at a time, like a GL
 // context that is current on one thread.
 package gles
