@@ -32,8 +32,14 @@ type Config struct {
 	Cores         int // render worker cores; 0: runtime.GOMAXPROCS(0)
 	// MemorySize is the GPU's physical memory in bytes; 0: hw.DefaultMemorySize.
 	MemorySize int
-	// JobTimeout is the kernel watchdog; 0: kernel.DefaultJobTimeout.
+	// JobTimeout is the kernel watchdog: how long the GPU may go without
+	// finishing any work (a shader batch, vertex or tile) before it is
+	// reset and the job blamed; 0: kernel.DefaultJobTimeout (10 s).
 	JobTimeout time.Duration
+	// FaultPolicy decides what a GPU fault, shader error or hang costs
+	// (kernel.FaultPolicy); the zero value replays innocent work and loses
+	// the guilty context.
+	FaultPolicy kernel.FaultPolicy
 	// Capture, when set, sees every job as the kernel hands it to the GPU:
 	// ring packets, the validated and relocated binning list, the generated
 	// render list, shader records and the job's memory (for command-stream
@@ -68,9 +74,12 @@ func NewContext(cfg Config) (*Context, error) {
 	if cfg.Cores < 0 || cfg.MemorySize < 0 || cfg.JobTimeout < 0 {
 		return nil, errors.New("tilegpu: Cores, MemorySize and JobTimeout must not be negative")
 	}
+	if !cfg.FaultPolicy.Valid() {
+		return nil, fmt.Errorf("tilegpu: unknown fault policy %d", cfg.FaultPolicy)
+	}
 	c := &Context{cfg: cfg}
 	c.gpu = hw.New(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
-	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, Capture: cfg.Capture})
+	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, FaultPolicy: cfg.FaultPolicy, Capture: cfg.Capture})
 	f, err := c.dev.Open()
 	if err != nil {
 		c.teardown()
@@ -102,8 +111,28 @@ func NewContext(cfg Config) (*Context, error) {
 	return c, nil
 }
 
-// GL returns the GL ES 2.0 context.
-func (c *Context) GL() gl.Context { return c.gl }
+// GL returns the GL ES 2.0 context. It also implements gles.Robustness
+// (GetGraphicsResetStatus, GL_KHR_robustness): after the GPU reset the
+// context or after Close, every call does nothing and GetError reports
+// GL_CONTEXT_LOST.
+func (c *Context) GL() gl.Context { return c.gl.GL() }
+
+// ErrContextLost is wrapped by the errors of Image and Err once the
+// context is lost.
+var ErrContextLost = gles.ErrContextLost
+
+// Err returns nil while the context is usable, and once the GPU has lost
+// it (a fault, shader error or watchdog reset caused by its work or, with
+// FaultPolicy kernel.FaultNoReplay, by another context's) an error
+// wrapping ErrContextLost that says what happened: the kernel's message
+// names the context, the job and the cause. It does not wait for queued
+// work; Image does.
+func (c *Context) Err() error {
+	if c.closed {
+		return errors.New("tilegpu: context is closed")
+	}
+	return c.gl.LostError()
+}
 
 // GLES returns the GL context with its tilegpu-specific methods.
 func (c *Context) GLES() *gles.Context { return c.gl }
@@ -115,8 +144,21 @@ func (c *Context) Image() (*image.NRGBA, error) {
 		return nil, errors.New("tilegpu: context is closed")
 	}
 	w, h := c.cfg.Width, c.cfg.Height
+	// The frame ends here: a job of it that failed is an error (also in
+	// LastDriverError) and a reset loses the context, so a lost frame is
+	// an error, never a blank image.
+	ferr := c.gl.FinishFrame()
+	if err := c.gl.LostError(); err != nil {
+		return nil, fmt.Errorf("tilegpu: reading the framebuffer: %w", err)
+	}
+	if ferr != nil {
+		return nil, fmt.Errorf("tilegpu: the frame failed on the GPU: %w", ferr)
+	}
 	buf := make([]byte, w*h*4)
 	if err := c.pctx.ResourceRead(c.color, 0, 0, 0, 0, w, h, buf); err != nil {
+		return nil, fmt.Errorf("tilegpu: reading the framebuffer: %w", err)
+	}
+	if err := c.gl.LostError(); err != nil {
 		return nil, fmt.Errorf("tilegpu: reading the framebuffer: %w", err)
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -159,11 +201,17 @@ func (c *Context) Stats() Stats {
 	}
 }
 
-// Close waits for queued work and frees the GPU.
+// Close frees the GPU. Queued work is abandoned, not waited for: nothing
+// can read its results after Close, and a shader that never ends would
+// otherwise hold Close until the watchdog fired. Calls through GL()
+// afterwards record GL_CONTEXT_LOST and do nothing.
 func (c *Context) Close() error {
 	if c.closed {
 		return nil
 	}
+	// Stopping the device first fails every fence at once and stops a
+	// running shader within one Poll interval (64Ki instructions).
+	c.dev.Close()
 	c.teardown()
 	return nil
 }

@@ -314,3 +314,15 @@ const (
 	RGBA8_OES                                    = 0x8058
 	VERTEX_ARRAY_BINDING_OES                     = 0x85B5
 )
+
+// GL_KHR_robustness / GL_EXT_robustness (gl2ext.h).
+const (
+	CONTEXT_LOST                = 0x0507
+	GUILTY_CONTEXT_RESET        = 0x8253
+	INNOCENT_CONTEXT_RESET      = 0x8254
+	UNKNOWN_CONTEXT_RESET       = 0x8255
+	RESET_NOTIFICATION_STRATEGY = 0x8256
+	LOSE_CONTEXT_ON_RESET       = 0x8252
+	NO_RESET_NOTIFICATION       = 0x8261
+	CONTEXT_ROBUST_ACCESS       = 0x90F3
+)

@@ -46,8 +46,7 @@ func (c *Context) Clear(mask gl.Enum) {
 		err = c.clearWithQuad(buffers)
 	}
 	if err != nil {
-		c.lastDriverErr = err
-		c.recordError(gl.OUT_OF_MEMORY)
+		c.driverFailed(err, gl.OUT_OF_MEMORY)
 	}
 }
 

@@ -15,6 +15,13 @@
 // texture format of the TG hardware); sampler-view swizzles give RGB
 // textures an alpha of one.
 //
+// Context loss (robust.go): applications use the gl.Context that GL()
+// returns, which follows GL_KHR_robustness with LOSE_CONTEXT_ON_RESET —
+// after a GPU reset caused by (or, with the no-replay fault policy,
+// affecting) the context, or after Destroy, every call does nothing and
+// GetError reports GL_CONTEXT_LOST; GetGraphicsResetStatus (the Robustness
+// interface) says why.
+//
 // Concurrency: a Context must be used by one goroutine at a time, like a GL
 // context that is current on one thread.
 package gles
@@ -22,7 +29,6 @@ package gles
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/gl"
@@ -102,6 +108,16 @@ type Context struct {
 	clearProg     *clearProgram
 	orphans       []attachment // deleted images still attached to unbound framebuffers
 	lastDriverErr error
+
+	// Context loss (robust.go).
+	disp          *dispatch
+	lost          lostContext
+	isLost        bool
+	resetStatus   gl.Enum // GUILTY/INNOCENT/UNKNOWN_CONTEXT_RESET, or NO_ERROR
+	resetReported bool    // GetGraphicsResetStatus returned resetStatus
+	lostErr       error
+	lostHasCause  bool // lostErr carries the driver's error
+	destroyed     bool
 }
 
 type stencilFace struct {
@@ -179,6 +195,7 @@ func New(p pipe.Context, dfb DefaultFramebuffer) (*Context, error) {
 		c.attribs[i] = vertexAttrib{size: 4, typ: gl.FLOAT, current: [4]float32{0, 0, 0, 1}}
 	}
 	c.csos.init(p)
+	c.disp = &dispatch{Context: c, c: c}
 	return c, nil
 }
 
@@ -223,9 +240,9 @@ func (c *Context) Flush() {
 	f, err := c.pipe.Flush()
 	if err != nil {
 		// The kernel refused or lost the work (a rejected job, a GPU fault
-		// or reset); GL ES 2.0 has no better error than OUT_OF_MEMORY.
-		c.lastDriverErr = err
-		c.recordError(gl.OUT_OF_MEMORY)
+		// or reset); GL ES 2.0 has no better error than OUT_OF_MEMORY. A
+		// reset also loses the context (robust.go).
+		c.driverFailed(err, gl.OUT_OF_MEMORY)
 	}
 	if f != 0 {
 		c.lastFence = f
@@ -236,15 +253,23 @@ func (c *Context) Flush() {
 func (c *Context) Finish() {
 	c.Flush()
 	if c.lastFence != 0 {
-		if err := c.pipe.FenceFinish(c.lastFence, time.Minute); err != nil {
-			c.recordError(gl.OUT_OF_MEMORY)
+		if err := c.pipe.FenceFinish(c.lastFence, finishTimeout); err != nil {
+			c.driverFailed(err, gl.OUT_OF_MEMORY)
 		}
 	}
 }
 
 // Destroy releases the context's GL objects and the driver context.
+// Afterwards every call through GL() records GL_CONTEXT_LOST and does
+// nothing; calls on the Context itself fail in the driver
+// (tg.ErrContextDestroyed) and record GL errors.
 func (c *Context) Destroy() {
+	if c.destroyed {
+		return
+	}
+	c.destroyed = true
 	c.Finish()
+	c.lose(c.resetStatus, fmt.Errorf("%w: the context was destroyed", ErrContextLost))
 	for _, b := range c.buffers {
 		b.release(c)
 	}

@@ -248,6 +248,13 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 		return e(c.stencil[1].zpass), false, true
 	case gl.SUBPIXEL_BITS:
 		return i(4), false, true
+	case gl.RESET_NOTIFICATION_STRATEGY:
+		// GL_KHR_robustness: a reset loses the context (robust.go).
+		return e(gl.LOSE_CONTEXT_ON_RESET), false, true
+	case gl.CONTEXT_ROBUST_ACCESS:
+		// Out-of-bounds accesses never reach another context's memory, but
+		// they are not guaranteed to read zero: no robust buffer access.
+		return i(0), false, true
 	case gl.TEXTURE_BINDING_2D:
 		if t := c.units[c.activeUnit].tex2D; t != nil {
 			return name(t.name), false, true

@@ -93,6 +93,15 @@ type binner struct {
 func newBinner(g *GPU, e *engine) *binner {
 	b := &binner{g: g, e: e, m: e.mmu}
 	b.core = qpu.NewCore(e.mmu)
+	b.core.StepLimit = 0 // no per-batch bound: the kernel's watchdog decides what is hung
+	b.core.Poll = func(uint64) error {
+		// As worker.poll: publish finished batches, stop on RESET.
+		b.perf.flushTo(b.g)
+		if b.e.aborted(b.gen) {
+			return errAborted
+		}
+		return nil
+	}
 	b.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
 	b.batch.VPMOut = make([]float32, 256*qpu.Lanes)
 	return b

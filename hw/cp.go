@@ -117,8 +117,12 @@ func (e *engine) aborted(gen uint64) bool {
 // errAborted unwinds a job abandoned by RESET or Close.
 var errAborted = errors.New("job abandoned by reset")
 
-// clError is a malformed ring packet or control list.
-type clError struct{ msg string }
+// clError is a malformed ring packet or control list, or a shader that
+// misbehaved (cause CLErrorCauseShader).
+type clError struct {
+	msg   string
+	cause uint32 // CLErrorCause*; 0 means CLErrorCauseList
+}
 
 func (c *clError) Error() string { return c.msg }
 
@@ -187,7 +191,7 @@ func (e *engine) step() (ran, stalled bool) {
 		if size < 4096 || size&(size-1) != 0 || uint64(base)+uint64(size) > uint64(len(e.g.mem)) {
 			if rptr != wptr {
 				// An unusable ring: report it and drop the contents.
-				e.g.raise(IntrCLError)
+				e.ringError(p)
 				e.finish(p, gen, wptr)
 				return true, false
 			}
@@ -206,19 +210,19 @@ func (e *engine) step() (ran, stalled bool) {
 		count := hdr & 0xFFFF
 		op := (hdr >> 16) & 0xFF
 		if hdr>>28 != 7 || (hdr>>24)&0xF != 0 {
-			e.g.raise(IntrCLError)
+			e.ringError(p)
 			e.finish(p, gen, rptr+4)
 			return true, false
 		}
 		if count+1 > avail {
-			e.g.raise(IntrCLError)
+			e.ringError(p)
 			e.finish(p, gen, wptr)
 			return true, false
 		}
 		next := rptr + 4*(count+1)
 		if op != PktNOP {
 			if count > maxPacketPayload {
-				e.g.raise(IntrCLError)
+				e.ringError(p)
 				e.finish(p, gen, next)
 				return true, false
 			}
@@ -279,11 +283,11 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 	case PktEventWrite:
 		want = 3
 	default:
-		e.g.raise(IntrCLError)
+		e.ringError(ring)
 		return
 	}
 	if len(p) < want {
-		e.g.raise(IntrCLError)
+		e.ringError(ring)
 		return
 	}
 	switch op {
@@ -302,7 +306,7 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 		} else {
 			err = e.g.render.run(e, p[0], p[1], gen)
 		}
-		e.report(err)
+		e.report(err, p[0])
 		// Render and bin jobs write memory another engine may wait on.
 		e.g.notifyMemChanged()
 	case PktEventWrite:
@@ -336,8 +340,9 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 	}
 }
 
-// report turns a job's error into the matching interrupt.
-func (e *engine) report(err error) {
+// report turns the error of the indirect buffer at VA ib into the
+// matching interrupt.
+func (e *engine) report(err error, ib uint32) {
 	if err == nil {
 		return
 	}
@@ -347,11 +352,24 @@ func (e *engine) report(err error) {
 	case errors.As(err, &pf):
 		e.g.fault(pf)
 	case errors.As(err, &ce):
-		e.g.raise(IntrCLError)
+		cause := ce.cause
+		if cause == 0 {
+			cause = CLErrorCauseList
+		}
+		e.g.clError(e.id, e.mmu.ctx, ib, cause)
 	case errors.Is(err, errAborted):
 	default:
-		e.g.raise(IntrCLError)
+		e.g.clError(e.id, e.mmu.ctx, ib, CLErrorCauseList)
 	}
+}
+
+// ringError reports a malformed packet on ring p, blaming the context its
+// last SET_CONTEXT selected (0 when none did).
+func (e *engine) ringError(p int) {
+	e.mu.Lock()
+	ctx := e.rings[p].ctx
+	e.mu.Unlock()
+	e.g.clError(e.id, ctx, 0, CLErrorCauseRing)
 }
 
 // waitMemPoll is how often a stalled WAIT_MEM re-reads memory when nothing

@@ -28,9 +28,12 @@ type GPU struct {
 	// faults is the MMU fault queue, oldest first, at most one entry per
 	// context and FaultQueueDepth in all; faultsLost is set when a fault
 	// of a context not yet queued found the queue full.
-	faults     []pageFault
-	faultsLost bool
-	overflow   struct {
+	faults      []pageFault
+	faultsLost  bool
+	clErrCtx    uint32 // CL_ERROR_CTX
+	clErrStatus uint32 // CL_ERROR_STATUS
+	clErrIB     uint32 // CL_ERROR_IB
+	overflow    struct {
 		addr, size uint32
 		gen        uint64 // bumped by each BIN_OVERFLOW_SIZE write
 	}
@@ -191,6 +194,19 @@ func (g *GPU) headFault() pageFault {
 	return g.faults[0]
 }
 
+// clError latches CL_ERROR_CTX/STATUS/IB and raises INTR_CL_ERROR: engine
+// abandoned the indirect buffer at VA ib (0: a ring packet) of context ctx
+// for cause (CLErrorCause*).
+func (g *GPU) clError(engine int, ctx, ib, cause uint32) {
+	g.mu.Lock()
+	g.clErrCtx = ctx
+	g.clErrIB = ib
+	g.clErrStatus = cause&0xFF | uint32(engine&0xF)<<CLErrorEngineShift
+	g.intrStatus |= IntrCLError
+	g.mu.Unlock()
+	g.kickInterrupt()
+}
+
 // notifyMemChanged wakes every WAIT_MEM waiter so it re-reads memory.
 func (g *GPU) notifyMemChanged() {
 	g.memMu.Lock()
@@ -320,6 +336,18 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 			n |= FaultCountOverflow
 		}
 		return n
+	case RegCLErrorCtx:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrCtx
+	case RegCLErrorStatus:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrStatus
+	case RegCLErrorIB:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clErrIB
 	case RegTimestampLo:
 		return uint32(g.timestamp())
 	case RegTimestampHi:

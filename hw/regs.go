@@ -97,6 +97,10 @@ const (
 	// drop the translations they hold before their next access.
 	RegMMUTLBInvalidate Reg = 0x314
 
+	RegCLErrorCtx    Reg = 0x340 // R: context id of the last CL_ERROR (0: none selected)
+	RegCLErrorStatus Reg = 0x344 // R: bits 0..7 cause (CLErrorCause*), bits 8..11 engine
+	RegCLErrorIB     Reg = 0x348 // R: VA of the indirect buffer abandoned (0: a ring packet)
+
 	RegBinOverflowAddr Reg = 0x400 // W: VA of a new tile-allocation pool
 	RegBinOverflowSize Reg = 0x404 // W: its size; writing it releases a binner waiting on BIN_OOM
 
@@ -125,6 +129,15 @@ const (
 	IntrMMUFault uint32 = 1 << 1 // page fault, see MMU_FAULT_*
 	IntrBinOOM   uint32 = 1 << 2 // binner waits for BIN_OVERFLOW_ADDR/SIZE
 	IntrCLError  uint32 = 1 << 3 // malformed ring packet or control list
+)
+
+// CL_ERROR_STATUS causes (bits 0..7): why the hardware abandoned work.
+const (
+	CLErrorCauseRing   uint32 = 1 // malformed ring packet or unusable ring
+	CLErrorCauseList   uint32 = 2 // malformed bin, render or tile list, or record data
+	CLErrorCauseShader uint32 = 3 // a shader misbehaved (bad program, TMU FIFO misuse, VPM or varying access out of range)
+
+	CLErrorEngineShift = 8
 )
 
 // MMU_FAULT_STATUS fields.

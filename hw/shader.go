@@ -3,6 +3,7 @@ package hw
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 
@@ -46,7 +47,7 @@ func (c *programCache) get(m *mmu, pc uint32) (*qpu.Program, error) {
 			f := m.fault
 			return nil, &f
 		}
-		return nil, clErrorf("shader at %#x: %v", pc, err)
+		return nil, &clError{msg: fmt.Sprintf("shader at %#x: %v", pc, err), cause: CLErrorCauseShader}
 	}
 	if c.m == nil {
 		c.m = make(map[uint32]*qpu.Program)
@@ -62,6 +63,9 @@ func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, errAborted) {
+		return err // Poll saw RESET: not the shader's fault
+	}
 	if m.faulted {
 		f := m.fault
 		return &f
@@ -70,7 +74,7 @@ func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 	if errors.As(err, &qf) {
 		return &pageFault{va: qf.VA, ctx: m.ctx, engine: m.engine, write: qf.Write}
 	}
-	return clErrorf("shader: %v", err)
+	return &clError{msg: fmt.Sprintf("shader: %v", err), cause: CLErrorCauseShader}
 }
 
 // vpmInWords is the size of a vertex's VPM input: VPMOffset is a u8 and an

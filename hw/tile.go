@@ -114,7 +114,8 @@ type worker struct {
 	clip clipper
 	ras  rasterState
 	frag fragBatch
-	perf perfCounts // added to GPU.perf at the end of each tile
+	perf perfCounts   // added to GPU.perf at the end of each tile
+	stop *atomic.Bool // set when another tile of the job failed
 	memo blendMemo
 
 	rec [maxRecordSize]byte
@@ -124,6 +125,8 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 	w := &worker{g: g, r: r, id: id, m: newMMU(g.mem, EngineRender)}
 	w.m.useEpoch(&g.tlbEpoch)
 	w.core = qpu.NewCore(w.m)
+	w.core.StepLimit = 0 // no per-batch bound: the kernel's watchdog decides what is hung
+	w.core.Poll = w.poll
 	// Pages live until the next job start (renderer.run flushes them with
 	// the MMU's TLB) or the next TLB shootdown, which the core notices
 	// through the MMU's PageEpoch.
@@ -137,9 +140,22 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 	return w
 }
 
+// poll is the shader core's Poll: a long shader publishes the counts of
+// the batches finished so far (the watchdog's progress signal counts
+// finished work, not instructions of a batch that may never end) and
+// stops when RESET abandons the job or another tile failed.
+func (w *worker) poll(uint64) error {
+	w.perf.flushTo(w.g)
+	if (w.stop != nil && w.stop.Load()) || w.r.e.aborted(w.r.gen) {
+		return errAborted
+	}
+	return nil
+}
+
 // renderTile renders one tile job.
 func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	defer w.perf.flushTo(w.g)
+	w.stop = stop
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)

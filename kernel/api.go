@@ -5,8 +5,12 @@ import "time"
 // Options configures a Device. The zero value gives the documented defaults;
 // options are read-only after NewDevice.
 type Options struct {
-	// JobTimeout is how long the oldest job may run before the watchdog
-	// resets the engines and marks its context guilty. Default 5s.
+	// JobTimeout is how long the GPU may go without progress — no
+	// 16-lane shader batch, vertex or tile finished and no ring packet
+	// consumed — before the watchdog resets the engines and blames the job
+	// an engine is executing. A job that keeps progressing is cut after
+	// hardCapFactor (12) × JobTimeout, but only while another context's
+	// work waits behind it. Default DefaultJobTimeout.
 	JobTimeout time.Duration
 
 	// MemoryQuota is how many bytes of GPU memory one File may hold: its
@@ -16,6 +20,10 @@ type Options struct {
 	// that buffers may use; buffers of all Files together always leave
 	// 1/16 of the memory (4 MiB to 1/4) for job memory. See quota.go.
 	MemoryQuota int64
+	// FaultPolicy decides which work a fault, CL error or hang costs and
+	// whether the watchdog replays abandoned work (see FaultPolicy).
+	// Default FaultReplayInnocent.
+	FaultPolicy FaultPolicy
 
 	// Capture, when set, is called for every job as the kernel writes it to
 	// the rings — the packets, the validated and relocated lists and the
@@ -34,14 +42,22 @@ type Options struct {
 	// wrap them quickly); a power of two ≥ 4096.
 	ringBytes uint32
 
+	// hardCap overrides hardCapFactor·JobTimeout, the longest a job that
+	// keeps progressing may run while others wait (tests use a short cap
+	// with a long JobTimeout, so a starved host cannot fake a hang).
+	hardCap time.Duration
+
 	// pollPeriod overrides how often the dispatcher looks at the rings
 	// without an interrupt (tests use it to prove retirement follows the
 	// EVENT interrupt).
 	pollPeriod time.Duration
 }
 
-// DefaultJobTimeout is Options.JobTimeout's default.
-const DefaultJobTimeout = 5 * time.Second
+// DefaultJobTimeout is Options.JobTimeout's default. The GPU is
+// interpreted on the host's CPUs, which it shares with everything else: on
+// a small, loaded machine one shader batch of a legitimate heavy shader
+// can take seconds, and progress is only seen when a batch finishes.
+const DefaultJobTimeout = 10 * time.Second
 
 // Param names a value GetParam reports.
 type Param uint32
@@ -67,6 +83,7 @@ const (
 
 	ParamMemoryQuota // bytes of GPU memory this File may hold (Options.MemoryQuota)
 	ParamMemoryHeld  // bytes of GPU memory charged to this File now
+	ParamResetStatus // the File's context: ResetNone, ResetGuilty or ResetInnocent
 )
 
 // GetParamArgs is the argument of File.GetParam.
@@ -181,6 +198,7 @@ type SubmitCLArgs struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
+	Flags         uint32 // SubmitEndOfFrame
 	OutFence      uint64 // out
 }
 

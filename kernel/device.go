@@ -75,6 +75,7 @@ type Device struct {
 	irqBits    uint32
 	faults     []faultRecord
 	faultsLost bool // the hardware's fault queue overflowed at least once
+	clErrs     []clErrorRecord
 
 	wake chan struct{}
 	quit chan struct{}
@@ -101,7 +102,9 @@ type gpuContext struct {
 	memstorePA uint32
 	queue      []*job
 	active     int    // jobs queued or in flight
-	guilty     *Error // set when the context caused a fault or hang
+	guilty     *Error // set when the context is lost: it caused a fault or hang (or innocent is set)
+	innocent   bool   // lost through another context's reset (FaultNoReplay)
+	skipping   *Error // FaultSkipFrame: submissions fail until the end of the faulting frame
 	closed     bool
 	// unfinished holds the fences of the jobs counted by active, oldest
 	// first; deferred is the memory unmapped while some of them might
@@ -130,6 +133,12 @@ type deferredFree struct {
 func newDevice(m machine, opts Options) *Device {
 	if opts.JobTimeout <= 0 {
 		opts.JobTimeout = DefaultJobTimeout
+	}
+	if opts.hardCap <= 0 {
+		opts.hardCap = hardCapFactor * opts.JobTimeout
+	}
+	if opts.FaultPolicy >= numFaultPolicies {
+		opts.FaultPolicy = FaultReplayInnocent
 	}
 	mem := m.Memory()
 	d := &Device{

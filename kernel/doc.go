@@ -42,14 +42,18 @@
 // context's memstore shows its seqno; the EVENT interrupt triggers the check
 // and a 10 ms poll backs it up. The read pointer is the hardware's word, the
 // memstore is writable by the context's own shaders, so a shader that forges
-// it cannot retire running work. A page fault marks the faulting context
-// guilty: its fences signal with EIO and later submissions from it fail;
+// it cannot retire running work. A page fault or a CL_ERROR (a shader the
+// GPU abandoned) marks the faulting context guilty: its fences signal with
+// EIO and later submissions from it fail (ParamResetStatus says ResetGuilty);
 // other contexts continue. The watchdog resets the engines when the GPU makes
-// no progress for Options.JobTimeout (or one list runs for 12 of them),
+// no progress for Options.JobTimeout (or one list runs for 12 of them while
+// other contexts wait),
 // marks the context of the job an engine is executing (CP_STATUS) guilty and
 // replays the innocent jobs of every priority that were in the rings; memory
 // of abandoned jobs is freed only after every ring has passed a marker
-// written after the reset.
+// written after the reset. Options.FaultPolicy changes what a fault or hang
+// costs (reset.go): skip only the faulting job, skip the rest of its frame,
+// or replay nothing.
 //
 // Relocations. User space never sees a GPU address. Every address field
 // of every record in the bin CL and the shader records is covered by

@@ -22,26 +22,29 @@ import (
 type fakeGPU struct {
 	mem []byte
 
-	mu         sync.Mutex
-	base, size [numEngines][numPriorities]uint32
-	rptr, wptr [numEngines][numPriorities]uint32
-	status     [numEngines]uint32 // CP_STATUS
-	gen        [numEngines]uint64
-	intr       uint32
-	enable     uint32
-	faults     []faultRecord // the MMU fault queue, as hw keeps it
-	shootdowns int           // MMU_TLB_INVALIDATE writes
-	overAddr   uint32
-	overSize   uint32
-	overGen    uint64
-	handler    func()
-	bell       [numEngines]chan struct{}
-	quit       chan struct{}
-	wg         sync.WaitGroup
-	start      time.Time
-	binJobs    int
-	work       uint32     // the QPU instruction counter scriptSlow advances
-	memMu      sync.Mutex // orders the fake engines' memory accesses with each other
+	mu          sync.Mutex
+	base, size  [numEngines][numPriorities]uint32
+	rptr, wptr  [numEngines][numPriorities]uint32
+	status      [numEngines]uint32 // CP_STATUS
+	gen         [numEngines]uint64
+	intr        uint32
+	enable      uint32
+	faults      []faultRecord // the MMU fault queue, as hw keeps it
+	shootdowns  int           // MMU_TLB_INVALIDATE writes
+	clErrCtx    uint32
+	clErrStatus uint32
+	clErrIB     uint32
+	overAddr    uint32
+	overSize    uint32
+	overGen     uint64
+	handler     func()
+	bell        [numEngines]chan struct{}
+	quit        chan struct{}
+	wg          sync.WaitGroup
+	start       time.Time
+	binJobs     int
+	work        uint32     // the QPU instruction counter scriptSlow advances
+	memMu       sync.Mutex // orders the fake engines' memory accesses with each other
 }
 
 const (
@@ -49,6 +52,7 @@ const (
 	scriptHang  = 0x4A46
 	scriptOOM   = 0x0033
 	scriptSlow  = 0x5105 // works for arg milliseconds, advancing the instruction counter
+	scriptCLErr = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
 )
 
 func newFakeGPU(memSize int) *fakeGPU {
@@ -145,6 +149,12 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 		return map[reg]uint32{regMMUFaultVA: f.va, regMMUFaultCtx: f.ctx, regMMUFaultStatus: f.status}[r]
 	case regMMUFaultCount:
 		return uint32(len(g.faults))
+	case regCLErrorCtx:
+		return g.clErrCtx
+	case regCLErrorStatus:
+		return g.clErrStatus
+	case regCLErrorIB:
+		return g.clErrIB
 	case regNumCores:
 		return 2
 	case regNumQPUs:
@@ -179,6 +189,7 @@ type fakeMMU struct {
 	l1     uint32
 	engine int
 	fault  *fakeFault
+	ib     uint32 // VA of the indirect buffer being executed
 }
 
 func (m *fakeMMU) translate(va uint32, write bool) (uint32, bool) {
@@ -354,6 +365,7 @@ func (g *fakeGPU) execute(e int, m *fakeMMU, op uint8, p []uint32, gen uint64) {
 		if !ok {
 			return
 		}
+		m.ib = p[0]
 		if e == engineBin {
 			g.bin(m, list, gen)
 		} else {
@@ -407,6 +419,12 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 				if _, ok := m.read32(arg); !ok {
 					return // skip the rest of the IB
 				}
+			case scriptCLErr:
+				g.mu.Lock()
+				g.clErrCtx, g.clErrStatus, g.clErrIB = m.ctx, hw.CLErrorCauseShader|engineBin<<hw.CLErrorEngineShift, m.ib
+				g.mu.Unlock()
+				g.raise(intrCLError)
+				return
 			case scriptHang:
 				for !g.aborted(engineBin, gen) {
 					time.Sleep(100 * time.Microsecond)

@@ -58,6 +58,10 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		d.mu.Lock()
 		a.Value = uint64(f.ctx.charged) << pageShift
 		d.mu.Unlock()
+	case ParamResetStatus:
+		d.mu.Lock()
+		a.Value = uint64(f.ctx.resetStatus())
+		d.mu.Unlock()
 	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
 		for {

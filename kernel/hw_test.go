@@ -44,6 +44,8 @@ func TestRegistersMatchHW(t *testing.T) {
 		{"MMU_FAULT_CTX", regMMUFaultCtx, hw.RegMMUFaultCtx}, {"MMU_FAULT_STATUS", regMMUFaultStatus, hw.RegMMUFaultStatus},
 		{"MMU_FAULT_COUNT", regMMUFaultCount, hw.RegMMUFaultCount}, {"MMU_FAULT_POP", regMMUFaultPop, hw.RegMMUFaultPop},
 		{"MMU_TLB_INVALIDATE", regMMUTLBInvalidate, hw.RegMMUTLBInvalidate},
+		{"CL_ERROR_CTX", regCLErrorCtx, hw.RegCLErrorCtx}, {"CL_ERROR_STATUS", regCLErrorStatus, hw.RegCLErrorStatus},
+		{"CL_ERROR_IB", regCLErrorIB, hw.RegCLErrorIB},
 		{"BIN_OVERFLOW_ADDR", regBinOverflowAddr, hw.RegBinOverflowAddr}, {"BIN_OVERFLOW_SIZE", regBinOverflowSize, hw.RegBinOverflowSize},
 		{"TIMESTAMP_LO", regTimestampLo, hw.RegTimestampLo}, {"TIMESTAMP_HI", regTimestampHi, hw.RegTimestampHi},
 		{"RESET", regReset, hw.RegReset}, {"NUM_CORES", regNumCores, hw.RegNumCores}, {"NUM_QPUS", regNumQPUs, hw.RegNumQPUs},

@@ -43,6 +43,9 @@ const (
 	regMMUFaultCount    reg = 0x30C // faults queued; faultCountOverflow when some were dropped
 	regMMUFaultPop      reg = 0x310 // W: drop the oldest queued fault
 	regMMUTLBInvalidate reg = 0x314 // W: TLB shootdown in every engine and worker
+	regCLErrorCtx       reg = 0x340
+	regCLErrorStatus    reg = 0x344
+	regCLErrorIB        reg = 0x348
 	regBinOverflowAddr  reg = 0x400
 	regBinOverflowSize  reg = 0x404
 	regTimestampLo      reg = 0x500

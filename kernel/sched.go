@@ -52,8 +52,15 @@ func (d *Device) onInterrupt() {
 			d.faults = append(d.faults, fr)
 		}
 	}
+	var ce clErrorRecord
+	if st&intrCLError != 0 {
+		ce = clErrorRecord{d.m.ReadReg(regCLErrorCtx), d.m.ReadReg(regCLErrorStatus), d.m.ReadReg(regCLErrorIB)}
+	}
 	d.m.WriteReg(regIntrAck, st)
 	d.irqBits |= st
+	if st&intrCLError != 0 && len(d.clErrs) < 64 {
+		d.clErrs = append(d.clErrs, ce)
+	}
 	d.irqMu.Unlock()
 	d.kick()
 }
@@ -101,12 +108,15 @@ func (d *Device) service() {
 	}
 	d.onInterrupt()
 	d.irqMu.Lock()
-	bits, faults := d.irqBits, d.faults
-	d.irqBits, d.faults = 0, nil
+	bits, faults, clErrs := d.irqBits, d.faults, d.clErrs
+	d.irqBits, d.faults, d.clErrs = 0, nil, nil
 	d.irqMu.Unlock()
 
 	for _, fr := range faults {
 		d.handleFault(fr)
+	}
+	for _, ce := range clErrs {
+		d.handleCLError(ce)
 	}
 	if bits&intrBinOOM != 0 {
 		d.handleBinOOM()
@@ -278,7 +288,7 @@ func (d *Device) handleFault(fr faultRecord) {
 	if eng < numEngines {
 		ename = engineNames[eng]
 	}
-	d.markGuilty(c, errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename))
+	d.blame(c, d.faultingJob(c, eng), errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename))
 }
 
 // handleBinOOM gives the job that is binning a new tile-allocation pool.
@@ -526,7 +536,7 @@ func (d *Device) doorbell() {
 // it): the GPU is declared hung when its work counters and ring read
 // pointers have not moved for JobTimeout, or, as a backstop against a job
 // that is merely enormous, when an engine has been executing the same
-// job's packet for hardCapFactor·JobTimeout. Judging by elapsed time alone
+// job's packet for hardCapFactor·JobTimeout while other contexts wait. Judging by elapsed time alone
 // killed legitimate frames half-rendered on a loaded machine. The guilty
 // job is the one an engine is executing (CP_STATUS), the older of two;
 // when no engine is executing (a render stalled on a semaphore that never
@@ -553,11 +563,17 @@ func (d *Device) watchdog() {
 		if running == nil || j.fence.seqno < running.fence.seqno {
 			running = j
 		}
-		if now.Sub(d.execSince[e]) >= hardCapFactor*d.opts.JobTimeout && (capped == nil || j.fence.seqno < capped.fence.seqno) {
+		if now.Sub(d.execSince[e]) >= d.opts.hardCap && (capped == nil || j.fence.seqno < capped.fence.seqno) {
 			capped = j
 		}
 	}
-	tooLong := capped != nil
+	// The hard cap is a fairness bound, like i915's preemption timeout:
+	// it cuts a job that keeps progressing only while another context's
+	// work waits behind it. Alone on the GPU, a heavy frame may take as
+	// long as it takes (on a loaded host a legitimate frame can run for
+	// minutes); a job that stops progressing is still reset after
+	// JobTimeout.
+	tooLong := capped != nil && d.othersWaiting(capped.ctx)
 	stalled := now.Sub(d.progressSince) >= d.opts.JobTimeout
 	if !stalled && !tooLong {
 		return
@@ -586,17 +602,33 @@ func (d *Device) watchdog() {
 			d.zombieGate[e][p] = d.rings[e][p].submitted
 		}
 	}
-	d.execJob = [numEngines]*job{}
-	why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
-	if !stalled {
-		why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
+	where := "waiting in the rings"
+	for e, j := range d.execJob {
+		if j == head {
+			where = "executing on " + engineNames[e]
+			break
+		}
 	}
-	err := errorf(EIO, "context %d: job (fence %d) %s; engines reset", head.ctx.id, head.fence.seqno, why)
-	if head.ctx.guilty == nil {
+	d.execJob = [numEngines]*job{}
+	why := fmt.Sprintf("made no progress for %v (GPU watchdog timeout: no shader batch, vertex or tile finished; a shader that never ends?)", d.opts.JobTimeout)
+	if !stalled {
+		why = fmt.Sprintf("ran longer than %v while other contexts waited (GPU watchdog hard cap)", d.opts.hardCap)
+	}
+	err := errorf(EIO, "context %d: job (fence %d) %s %s; engines reset", head.ctx.id, head.fence.seqno, where, why)
+	policy := d.opts.FaultPolicy
+	headGuilty := policy == FaultReplayInnocent || policy == FaultNoReplay
+	if headGuilty && head.ctx.guilty == nil {
 		head.ctx.guilty = err
 	}
 	d.signalJob(head, err)
 	d.zombies = append(d.zombies, head)
+	// FaultSkipFrame: the head's frame-mates that follow it fail with it.
+	var frameSkip *Error
+	frameOpen := policy == FaultSkipFrame && !head.endOfFrame
+	if frameOpen {
+		frameSkip = &Error{Errno: EIO, Msg: fmt.Sprintf("context %d: job skipped with the rest of its frame after: %s", head.ctx.id, err.Msg)}
+	}
+	lost := &Error{Errno: EIO, Msg: fmt.Sprintf("job lost in a GPU reset caused by context %d (fault policy %v replays nothing): %s", head.ctx.id, policy, err.Msg)}
 	type ctxRing struct {
 		c *gpuContext
 		p int
@@ -612,11 +644,20 @@ func (d *Device) watchdog() {
 		if j == head {
 			continue
 		}
-		if j.ctx == head.ctx || j.ctx.guilty != nil {
-			e := j.err
-			if e == nil {
-				e = j.ctx.guilty
-			}
+		var e *Error
+		switch {
+		case j.err != nil:
+			e = j.err // failed already (a fault, or a skipped frame)
+		case j.ctx.guilty != nil:
+			e = j.ctx.guilty
+		case frameOpen && j.ctx == head.ctx && j.fence.seqno > head.fence.seqno:
+			e = frameSkip
+			frameOpen = !j.endOfFrame
+		case policy == FaultNoReplay:
+			e = lost
+			j.ctx.guilty, j.ctx.innocent = lost, true
+		}
+		if e != nil {
 			d.signalJob(j, e)
 			d.zombies = append(d.zombies, j)
 			continue
@@ -635,8 +676,30 @@ func (d *Device) watchdog() {
 	for c, js := range requeue {
 		c.queue = append(js, c.queue...)
 	}
-	// The guilty context's queued work fails too.
-	d.markGuilty(head.ctx, head.ctx.guilty)
+	switch {
+	case headGuilty:
+		// The guilty context's queued work fails too.
+		d.markGuilty(head.ctx, head.ctx.guilty)
+	case frameOpen:
+		// The frame goes on in the context's queue, or is not submitted yet.
+		for i, k := range head.ctx.queue {
+			d.finishJob(k, frameSkip)
+			if k.endOfFrame {
+				head.ctx.queue = head.ctx.queue[i+1:]
+				frameOpen = false
+				break
+			}
+		}
+		if frameOpen {
+			head.ctx.queue = nil
+			head.ctx.skipping = frameSkip
+		}
+	}
+	for _, c := range d.contexts {
+		if c.innocent {
+			d.markGuilty(c, c.guilty)
+		}
+	}
 	d.headSince = time.Now()
 	d.doorbell()
 	d.dispatch()

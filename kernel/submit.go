@@ -8,26 +8,27 @@ import (
 
 // job is one SubmitCL: what the rings execute and what it holds alive.
 type job struct {
-	ctx       *gpuContext
-	prio      int // the rings it runs on: its context's priority at SubmitCL
-	fence     *fence
-	bos       []*bo
-	writes    []bool
-	deps      []*fence
-	exec      *bo // bin CL, shader records, uniforms, render CL; read-only for the GPU
-	tile      *bo // tile allocation memory; written by the binner
-	overflow  []*bo
-	overBytes uint64
-	binVA     uint32
-	binSize   uint32
-	rclVA     uint32
-	rclSize   uint32
-	srVA      uint32 // shader records and uniforms in the exec buffer (for Capture)
-	srSize    uint32
-	uniVA     uint32
-	uniSize   uint32
-	ringEnd   [numEngines]uint64 // ring positions just after the job's packets
-	err       *Error             // set when its context became guilty while it ran
+	ctx        *gpuContext
+	prio       int // the rings it runs on: its context's priority at SubmitCL
+	fence      *fence
+	bos        []*bo
+	writes     []bool
+	deps       []*fence
+	exec       *bo // bin CL, shader records, uniforms, render CL; read-only for the GPU
+	tile       *bo // tile allocation memory; written by the binner
+	overflow   []*bo
+	overBytes  uint64
+	binVA      uint32
+	binSize    uint32
+	rclVA      uint32
+	rclSize    uint32
+	srVA       uint32 // shader records and uniforms in the exec buffer (for Capture)
+	srSize     uint32
+	uniVA      uint32
+	uniSize    uint32
+	ringEnd    [numEngines]uint64 // ring positions just after the job's packets
+	endOfFrame bool               // submitted with SubmitEndOfFrame
+	err        *Error             // set when its context became guilty while it ran
 }
 
 func align16(n uint32) uint32 { return (n + 15) &^ 15 }
@@ -73,6 +74,8 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		return errorf(EINVAL, "render size %d×%d not in 1..%d", a.Width, a.Height, maxRenderSize)
 	case a.ClearDepth > 0xFF_FFFF:
 		return errorf(EINVAL, "ClearDepth %#x has more than 24 bits", a.ClearDepth)
+	case a.Flags&^submitFlagsKnown != 0:
+		return errorf(EINVAL, "unknown submit flags %#x", a.Flags&^submitFlagsKnown)
 	}
 
 	// Phase 1, locked: resolve handles, pin the BOs, allocate the exec BO.
@@ -155,6 +158,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		rclVA: exec.va + rclOff, rclSize: n,
 		srVA: v.srVA, srSize: uint32(len(a.ShaderRecords)),
 		uniVA: v.uniVA, uniSize: uint32(len(a.Uniforms)),
+		endOfFrame: a.Flags&SubmitEndOfFrame != 0,
 	}
 	d.seqno++
 	j.fence = &fence{seqno: d.seqno, done: make(chan struct{}), owner: c}
@@ -261,6 +265,13 @@ func (f *File) prepareSubmit(a *SubmitCLArgs) (*validator, *bo, error) {
 	c := f.ctx
 	if c.guilty != nil {
 		return nil, nil, errorf(EIO, "context %d is unusable: %s", c.id, c.guilty.Msg)
+	}
+	if c.skipping != nil {
+		err := c.skipping
+		if a.Flags&SubmitEndOfFrame != 0 {
+			c.skipping = nil // the faulting frame ends with this job
+		}
+		return nil, nil, err
 	}
 	if c.active >= maxActiveJobs {
 		return nil, nil, errorf(EBUSY, "context %d has %d unfinished jobs; wait for some to finish", c.id, c.active)

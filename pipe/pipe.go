@@ -159,6 +159,17 @@ type Screen interface {
 	Destroy()
 }
 
+// ResetStatus says whether and why a context was lost (Gallium's
+// pipe_reset_status).
+type ResetStatus int
+
+const (
+	NoReset              ResetStatus = iota
+	GuiltyContextReset               // the context's own work faulted or hung the GPU
+	InnocentContextReset             // another context's reset took this one's work
+	UnknownContextReset              // lost, cause unknown
+)
+
 // Fence identifies submitted work; 0 means "nothing submitted".
 type Fence uint64
 
@@ -259,6 +270,10 @@ type Context interface {
 	Flush() (Fence, error)
 	// FenceFinish waits until the fence has signalled or the timeout passes.
 	FenceFinish(f Fence, timeout time.Duration) error
+	// GetDeviceResetStatus reports whether the device lost this context
+	// (Gallium's get_device_reset_status): after a reset that was not
+	// NoReset, the context's work is discarded and it cannot be used again.
+	GetDeviceResetStatus() ResetStatus
 
 	// BufferWrite copies data into a buffer at offset (buffer_subdata).
 	BufferWrite(r Resource, offset int, data []byte) error

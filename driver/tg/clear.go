@@ -17,6 +17,9 @@ var ErrPartialClear = pipe.ErrPartialClear
 // the job already has draws, a clear that covers every surface of the job
 // discards them, otherwise the job is flushed first.
 func (c *Context) Clear(buffers pipe.ClearMask, color [4]float32, depth float32, stencil uint8) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	j, err := c.currentJob()
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package tg
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/tilegpu/tilegpu/pipe"
@@ -101,6 +100,14 @@ type Context struct {
 	blackTexture *Resource // sampled for units with no complete texture
 
 	stats ContextStats
+
+	destroyed bool // Destroy ran: every call that would reach the kernel fails
+
+	// unchecked are the fences of submitted jobs whose outcome nobody has
+	// seen yet, oldest first; FenceFinish reports the first failure among
+	// them, so a failed job is never hidden by a later one that succeeded.
+	unchecked []uint64
+	asyncErr  error // a failure found while pruning unchecked, for the next FenceFinish
 
 	// scratch reused by every draw (no allocation per draw)
 	attrScratch []attribute
@@ -380,6 +387,9 @@ func (c *Context) SetVertexBuffers(vbs []pipe.VertexBuffer) {
 
 // Flush implements pipe.Context: every queued job is submitted.
 func (c *Context) Flush() (pipe.Fence, error) {
+	if c.destroyed {
+		return 0, ErrContextDestroyed
+	}
 	c.stats.Flushes++
 	var firstErr error
 	for _, j := range c.jobList() {
@@ -395,16 +405,20 @@ func (c *Context) FenceFinish(f pipe.Fence, timeout time.Duration) error {
 	if f == 0 {
 		return nil
 	}
-	if err := c.screen.ws.Wait(uint64(f), timeout); err != nil {
-		return fmt.Errorf("tg: waiting for fence %d: %w", f, err)
+	if c.destroyed {
+		return ErrContextDestroyed
 	}
-	return nil
+	return c.finishFences(uint64(f), timeout)
 }
 
 // Destroy implements pipe.Context: queued work is submitted and waited for.
 func (c *Context) Destroy() {
+	if c.destroyed {
+		return
+	}
 	f, _ := c.Flush()
 	_ = c.FenceFinish(f, 10*time.Second)
+	c.destroyed = true
 	if c.blackTexture != nil {
 		c.screen.ResourceDestroy(c.blackTexture)
 		c.blackTexture = nil

@@ -13,6 +13,9 @@ import (
 // 16 and 32-bit indices, base vertex, and instancing by repetition (ES 2.0
 // has no gl_InstanceID, so instances are identical).
 func (c *Context) Draw(info *pipe.DrawInfo) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	if info.Count <= 0 {
 		return nil
 	}
@@ -242,8 +245,17 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 		j.emit(cl.DepthOffset{Factor: c.rast.s.OffsetFactor, Units: c.rast.s.OffsetUnits})
 		j.emit(cl.LineWidth{Width: max(c.rast.s.LineWidth, 1)})
 	}
-	if d&(dirtyScissor|dirtyFramebuffer) != 0 {
+	if d&(dirtyScissor|dirtyViewport|dirtyFramebuffer) != 0 {
 		x0, y0, x1, y1 := 0, 0, c.fb.Width, c.fb.Height
+		// The hardware clips x and y only at its guard band, so the clip
+		// window must hold fragments inside the viewport (GL clips
+		// primitives to the view volume): framebuffer ∩ viewport ∩ scissor,
+		// as vc4 does.
+		v := c.viewport
+		x0 = max(x0, int(math.Floor(float64(v.Translate[0]-abs32(v.Scale[0])))))
+		y0 = max(y0, int(math.Floor(float64(v.Translate[1]-abs32(v.Scale[1])))))
+		x1 = min(x1, int(math.Ceil(float64(v.Translate[0]+abs32(v.Scale[0])))))
+		y1 = min(y1, int(math.Ceil(float64(v.Translate[1]+abs32(v.Scale[1])))))
 		if c.rast.s.ScissorEnable {
 			x0, y0 = max(x0, c.scissor.MinX), max(y0, c.scissor.MinY)
 			x1, y1 = min(x1, c.scissor.MaxX), min(y1, c.scissor.MaxY)
@@ -557,4 +569,11 @@ func usesStorageAddress(v *Variant) bool {
 		}
 	}
 	return false
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -19,6 +19,7 @@ type fakeWinsys struct {
 	submits   []*Submit
 	limit     int // bytes of live BOs allowed; 0 = unlimited
 	liveBytes int
+	fenceErr  map[uint64]error // Wait's result per fence (nil: success)
 }
 
 func newFakeWinsys() *fakeWinsys {
@@ -53,7 +54,7 @@ func (w *fakeWinsys) Submit(s *Submit) (uint64, error) {
 	return uint64(len(w.submits)), nil
 }
 
-func (w *fakeWinsys) Wait(uint64, time.Duration) error { return nil }
+func (w *fakeWinsys) Wait(f uint64, _ time.Duration) error { return w.fenceErr[f] }
 
 func (w *fakeWinsys) WaitBO(h uint32, timeout time.Duration) error {
 	if w.busy[h] {

@@ -63,6 +63,8 @@ type job struct {
 	// storage block, valid while the storage is unchanged.
 	storageCopy    uint32
 	hasStorageCopy bool
+
+	endOfFrame bool // the last job FlushFrame submits
 }
 
 func surfKey(s pipe.Surface) surfaceKey {
@@ -90,9 +92,18 @@ func (c *Context) currentJob() (*job, error) {
 		c.dirty = dirtyAll
 		return j, nil
 	}
+	for _, s := range []surfaceKey{key.color, key.zs} {
+		if s.res != nil && s.res.bo == nil {
+			return nil, fmt.Errorf("tg: a framebuffer surface was destroyed")
+		}
+	}
 	// A surface can be written by only one job: flush any other job that
 	// writes one of ours (for example the same colour buffer with another
-	// depth buffer), so the order of writes is kept.
+	// depth buffer), so the order of writes is kept. Jobs queued earlier
+	// that read one of our surfaces (sample it as a texture) are flushed
+	// too, before this job can be: otherwise this job, submitted first when
+	// something reads its target, would overwrite what they were meant to
+	// see (v3d flushes readers before a writer the same way).
 	for _, s := range []surfaceKey{key.color, key.zs} {
 		if s.res == nil {
 			continue
@@ -101,6 +112,9 @@ func (c *Context) currentJob() (*job, error) {
 			if err := c.flushJob(w); err != nil {
 				return nil, err
 			}
+		}
+		if err := c.flushReaders(s.res); err != nil {
+			return nil, err
 		}
 	}
 	c.jobSeq++
@@ -274,6 +288,7 @@ func (c *Context) flushJob(j *job) error {
 		ClearColor:    j.clearColor,
 		ClearDepth:    j.clearDepth,
 		ClearStencil:  j.clearStencil,
+		EndOfFrame:    j.endOfFrame,
 	}
 	if s := j.key.color; s.res != nil {
 		cleared := j.clearMask&pipe.ClearColor != 0
@@ -298,6 +313,7 @@ func (c *Context) flushJob(j *job) error {
 		return fmt.Errorf("tg: submitting job: %w", err)
 	}
 	c.lastFence = fence
+	c.noteFence(fence)
 	c.stats.JobsSubmitted++
 	return nil
 }
@@ -306,6 +322,20 @@ func (c *Context) flushJob(j *job) error {
 func (c *Context) flushWriter(r *Resource) error {
 	if w := c.writeJobs[r]; w != nil {
 		return c.flushJob(w)
+	}
+	return nil
+}
+
+// flushReaders submits every queued job that references r's BO: before a
+// new job writes r, the jobs that read it must be ahead of it in the
+// kernel's queue.
+func (c *Context) flushReaders(r *Resource) error {
+	for _, j := range c.jobList() {
+		if j.references(r.bo) {
+			if err := c.flushJob(j); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -57,6 +57,9 @@ func (p *program) allVariants() []*compiledVariant {
 
 // CreateProgramState implements pipe.Context.
 func (c *Context) CreateProgramState(p pipe.LinkedProgram) (pipe.ProgramHandle, error) {
+	if c.destroyed {
+		return nil, ErrContextDestroyed
+	}
 	lp, ok := p.(LinkedProgram)
 	if !ok || lp == nil {
 		return nil, fmt.Errorf("tg: program was not linked by this driver")

@@ -142,7 +142,7 @@ func TestDirtyStateEmitsOnlyChangedRecords(t *testing.T) {
 	step("scissor", func() { r.c.SetScissorState(&pipe.ScissorState{MaxX: 10, MaxY: 10}) }, []uint8{cl.OpClipWindow, cl.OpVertexArrayPrimitives})
 	step("viewport", func() {
 		r.c.SetViewportState(&pipe.ViewportState{Scale: [3]float32{10, 10, 0.5}, Translate: [3]float32{10, 10, 0.5}})
-	}, []uint8{cl.OpViewportOffset, cl.OpClipperXYScaling, cl.OpClipperZScaleAndOffset, cl.OpVertexArrayPrimitives})
+	}, []uint8{cl.OpClipWindow, cl.OpViewportOffset, cl.OpClipperXYScaling, cl.OpClipperZScaleAndOffset, cl.OpVertexArrayPrimitives})
 	step("depth-stencil", func() {
 		r.c.BindDepthStencilAlphaState(r.c.CreateDepthStencilAlphaState(&pipe.DepthStencilAlphaState{DepthEnable: true, DepthFunc: pipe.FuncLess, DepthWrite: true}))
 	}, []uint8{cl.OpConfigurationBits, cl.OpVertexArrayPrimitives})

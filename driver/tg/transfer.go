@@ -7,9 +7,13 @@ import (
 	"github.com/tilegpu/tilegpu/pipe"
 )
 
-// readTimeout bounds how long a CPU access waits for the GPU; the kernel's
-// watchdog (5 s by default) fires well before it.
-const readTimeout = 30 * time.Second
+// readTimeout is how long a CPU access waits for the GPU: without bound
+// (a negative timeout), because the kernel's watchdog ends every job — a
+// hung one after JobTimeout without progress, one that keeps progressing
+// while others wait after 12 × JobTimeout — and a legitimate heavy frame on a slow, loaded
+// machine can take longer than any fixed bound picked here (a 100,000-
+// iteration shader at 128² took over a minute on a shared 2-core host).
+const readTimeout time.Duration = -1
 
 // prepareCPUWrite makes r's memory safe to overwrite without changing
 // what work queued before the write sees:
@@ -58,6 +62,9 @@ func (c *Context) prepareCPUWrite(r *Resource, whole bool) error {
 
 // BufferWrite implements pipe.Context.
 func (c *Context) BufferWrite(pr pipe.Resource, offset int, data []byte) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	r, ok := pr.(*Resource)
 	if !ok || r == nil || r.bo == nil {
 		return fmt.Errorf("tg: BufferWrite to an invalid resource")
@@ -95,6 +102,9 @@ func (r *Resource) checkRect(face, level, x, y, w, h, have int) error {
 
 // TextureWrite implements pipe.Context.
 func (c *Context) TextureWrite(pr pipe.Resource, face, level, x, y, w, h int, data []byte) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	r, ok := pr.(*Resource)
 	if !ok || r == nil || r.bo == nil {
 		return fmt.Errorf("tg: TextureWrite to an invalid resource")
@@ -123,6 +133,9 @@ func (c *Context) TextureWrite(pr pipe.Resource, face, level, x, y, w, h int, da
 // ResourceRead implements pipe.Context (a transfer map for reading): the
 // job writing the resource is submitted and waited for.
 func (c *Context) ResourceRead(pr pipe.Resource, face, level, x, y, w, h int, dst []byte) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	r, ok := pr.(*Resource)
 	if !ok || r == nil || r.bo == nil {
 		return fmt.Errorf("tg: ResourceRead from an invalid resource")
@@ -159,6 +172,9 @@ func (c *Context) ResourceRead(pr pipe.Resource, face, level, x, y, w, h int, ds
 // GenerateMipmap implements pipe.Context on the CPU: each level is the 2×2
 // box filter of the one above (odd edges repeat their last texel).
 func (c *Context) GenerateMipmap(pr pipe.Resource, face int) error {
+	if c.destroyed {
+		return ErrContextDestroyed
+	}
 	r, ok := pr.(*Resource)
 	if !ok || r == nil || r.bo == nil || r.tmpl.Format != pipe.FormatRGBA8 {
 		return fmt.Errorf("tg: GenerateMipmap needs an RGBA8 texture")

@@ -36,6 +36,10 @@ import (
 // the BO cache then purges itself and retries once.
 var ErrNoMemory = errors.New("tg: out of GPU memory")
 
+// ErrTimeout is wrapped by Winsys.Wait's error when the fence has not
+// signalled within the timeout (as opposed to a fence that failed).
+var ErrTimeout = errors.New("tg: timed out")
+
 // Winsys is the kernel interface the driver needs (ioctl-shaped, handles not
 // pointers). Implementations must be safe for concurrent use.
 type Winsys interface {
@@ -61,6 +65,9 @@ const (
 	KernelParamFragments
 	KernelParamVertices
 	KernelParamTiles
+	// KernelParamResetStatus: 0 the context is usable, 1 lost through its
+	// own fault or hang, 2 lost through another context's reset.
+	KernelParamResetStatus
 )
 
 // RelocSpace names one of the three buffers of a submission.
@@ -121,4 +128,7 @@ type Submit struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
+	// EndOfFrame marks the last job of a frame (FlushFrame), for the
+	// kernel's skip-frame fault policy.
+	EndOfFrame bool
 }

@@ -97,8 +97,16 @@ type tmuResult struct {
 // FIFO. It is not safe for concurrent use.
 type Core struct {
 	// StepLimit bounds the instructions one Run may execute; exceeding it is
-	// an error (an infinite loop in a shader must not hang the GPU).
+	// an error (an infinite loop in a shader must not hang the GPU). 0 means
+	// no bound: the owner then stops runaway shaders through Poll (package
+	// hw does: its watchdog, not the core, decides what is hung).
 	StepLimit uint64
+
+	// Poll, when set, is called every PollInterval instructions of a Run
+	// with the instructions executed so far; an error it returns ends the
+	// Run with that error. Package hw uses it to stop a shader when RESET
+	// abandons its job.
+	Poll func(steps uint64) error
 
 	mem      Mem
 	sampler  Sampler
@@ -249,12 +257,15 @@ func (c *Core) Run(p *Program, b *Batch) error {
 
 	code := p.code
 	pc := p.entry
-	limit := c.StepLimit
+	stop := c.firstStop()
 	var steps uint64
 	for {
-		if steps >= limit {
-			b.Instructions = steps
-			return fmt.Errorf("qpu: program %#x: step limit of %d instructions reached (infinite loop?)", p.Entry(), limit)
+		if steps >= stop {
+			var err error
+			if stop, err = c.checkpoint(p, steps); err != nil {
+				b.Instructions = steps
+				return err
+			}
 		}
 		steps++
 		in := &code[pc]

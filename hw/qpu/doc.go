@@ -65,11 +65,12 @@
 //   - A branch writes its link address in every lane; its register operand
 //     (lane 0) may only lead to addresses Load decoded (a return address
 //     after a linking branch, or a static target).
-//   - Core.StepLimit (default 1<<24) bounds the instructions of one Run.
 //   - Direct loads and stores (TMU_ADDR, TMU_STORE_ADDR) access the aligned
 //     word atomically (sync/atomic): cores on other goroutines may load and
 //     store the same word at the same time; one store wins, whole.
 //   - A Mem that implements PageEpoch can revoke pages while a core runs
 //     (a TLB shootdown): the core drops its cached pages before its next
 //     TMU access or at its next taken branch.
+//   - Core.StepLimit (default 1<<24, 0 unbounded) bounds the instructions of one
+//     Run; Core.Poll, when set, runs every PollInterval instructions (budget.go).
 package qpu

@@ -33,6 +33,9 @@ func kernelErr(err error) error {
 	if errors.Is(err, kernel.ENOMEM) {
 		return fmt.Errorf("%w: %w", tg.ErrNoMemory, err)
 	}
+	if errors.Is(err, kernel.ETIMEDOUT) {
+		return fmt.Errorf("%w: %w", tg.ErrTimeout, err)
+	}
 	return err
 }
 
@@ -65,6 +68,9 @@ func (w Winsys) Submit(s *tg.Submit) (uint64, error) {
 		Width: s.Width, Height: s.Height,
 		ClearColor: s.ClearColor, ClearDepth: s.ClearDepth, ClearStencil: s.ClearStencil,
 		InFences: s.InFences,
+	}
+	if s.EndOfFrame {
+		a.Flags |= kernel.SubmitEndOfFrame
 	}
 	for i, b := range s.BOs {
 		a.BOs[i] = kernel.BORef{Handle: b.Handle, Flags: b.Flags}
@@ -103,6 +109,8 @@ func (w Winsys) GetParam(p tg.KernelParam) (uint64, error) {
 		kp = kernel.ParamNumCores
 	case tg.KernelParamNumQPUs:
 		kp = kernel.ParamNumQPUs
+	case tg.KernelParamResetStatus:
+		kp = kernel.ParamResetStatus
 	default:
 		return 0, fmt.Errorf("platform: kernel parameter %d is not provided by the kernel", p)
 	}
