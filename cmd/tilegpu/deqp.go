@@ -14,7 +14,7 @@ import (
 )
 
 // deqpMemorySize is the GPU memory of each deqp context: the cases draw one
-// 128×128 quad, so the default 1 GiB arena would only cost page faults.
+// 128×128 quad, so 64 MiB is ample.
 const deqpMemorySize = 64 << 20
 
 // cmdDEQP runs dEQP GLES2 shader-library .test files (or directories of
