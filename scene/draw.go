@@ -108,6 +108,10 @@ func DrawModelView(ctx gl.Context, m *Model, width, height int, v View) (Stats, 
 	if err != nil {
 		return Stats{}, err
 	}
+	// Everything created here is deleted on return, on success or error:
+	// GL keeps deleted objects alive until the submitted draws are done
+	// with them, so the frame is unaffected and repeated draws do not leak.
+	defer releaseProgram(ctx, prog)
 	ctx.UseProgram(prog)
 	uni := func(name string) gl.Uniform { return ctx.GetUniformLocation(prog, name) }
 	uMVP, uModel, uNormal := uni("u_mvp"), uni("u_model"), uni("u_normal")
@@ -116,6 +120,11 @@ func DrawModelView(ctx gl.Context, m *Model, width, height int, v View) (Stats, 
 	ctx.ActiveTexture(gl.TEXTURE0)
 
 	textures, err := uploadTextures(ctx, m)
+	defer func() {
+		for _, g := range textures.unique {
+			ctx.DeleteTexture(g)
+		}
+	}()
 	if err != nil {
 		return Stats{}, err
 	}
@@ -123,6 +132,16 @@ func DrawModelView(ctx gl.Context, m *Model, width, height int, v View) (Stats, 
 	// shared by every instance of the mesh.
 	type gpuPrim struct{ vbo, ibo gl.Buffer }
 	bufs := make([][]gpuPrim, len(m.Meshes))
+	defer func() {
+		for _, gs := range bufs {
+			for _, g := range gs {
+				ctx.DeleteBuffer(g.vbo)
+				if g.ibo.Value != 0 {
+					ctx.DeleteBuffer(g.ibo)
+				}
+			}
+		}
+	}()
 	for mi, me := range m.Meshes {
 		for _, p := range me.Primitives {
 			g := gpuPrim{vbo: ctx.CreateBuffer()}
@@ -138,6 +157,7 @@ func DrawModelView(ctx gl.Context, m *Model, width, height int, v View) (Stats, 
 	}
 	for a := 0; a < 4; a++ {
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: uint(a)})
+		defer ctx.DisableVertexAttribArray(gl.Attrib{Value: uint(a)})
 	}
 
 	view, proj, eye := frame(m, v, float32(width)/float32(height))
@@ -202,23 +222,6 @@ func DrawModelView(ctx gl.Context, m *Model, width, height int, v View) (Stats, 
 		}
 	}
 	ctx.Flush()
-	// GL keeps deleted objects alive until the submitted draws are done
-	// with them, so the frame is unaffected; repeated draws do not leak.
-	for _, a := range []int{0, 1, 2, 3} {
-		ctx.DisableVertexAttribArray(gl.Attrib{Value: uint(a)})
-	}
-	for _, gs := range bufs {
-		for _, g := range gs {
-			ctx.DeleteBuffer(g.vbo)
-			if g.ibo.Value != 0 {
-				ctx.DeleteBuffer(g.ibo)
-			}
-		}
-	}
-	for _, g := range textures.unique {
-		ctx.DeleteTexture(g)
-	}
-	ctx.DeleteProgram(prog)
 	if e := ctx.GetError(); e != gl.NO_ERROR {
 		return Stats{}, fmt.Errorf("scene: GL error 0x%x", uint32(e))
 	}

@@ -510,3 +510,42 @@ func TestDrawModelTwice(t *testing.T) {
 		t.Error("nothing drawn at the centre")
 	}
 }
+
+// TestDrawHelpersReleaseWhatTheyCreate calls each scene helper many times on
+// one context whose GPU memory holds only a few frames' worth of objects
+// (Spot's 1024² mipmapped texture alone is 5.6 MB): a helper that leaves a
+// buffer, texture or program behind runs out of memory within a handful of
+// calls, as DrawSpot once did on its 186th call with 1 GiB.
+func TestDrawHelpersReleaseWhatTheyCreate(t *testing.T) {
+	const calls = 40
+	truck := loadTestModel(t, "CesiumMilkTruck/CesiumMilkTruck.gltf")
+	for _, tc := range []struct {
+		name string
+		draw func(g gl.Context) error
+	}{
+		{"DrawSpot", func(g gl.Context) error { _, err := DrawSpot(g, 32, 32); return err }},
+		{"DrawModel", func(g gl.Context) error { _, err := DrawModel(g, truck, 32, 32); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 32, Height: 32, Cores: 1, MemorySize: 24 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ctx.Close()
+			g := ctx.GL()
+			for i := range calls {
+				if err := tc.draw(g); err != nil {
+					t.Fatalf("call %d: %v", i+1, err)
+				}
+				g.Finish()
+			}
+			// Nothing the helper created is left: object names are not
+			// objects any more.
+			for n := uint32(1); n < 64; n++ {
+				if g.IsBuffer(gl.Buffer{Value: n}) || g.IsTexture(gl.Texture{Value: n}) || g.IsProgram(gl.Program{Value: n}) || g.IsShader(gl.Shader{Value: n}) {
+					t.Fatalf("object %d still exists after %d calls", n, calls)
+				}
+			}
+		})
+	}
+}
