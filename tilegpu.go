@@ -112,6 +112,9 @@ func NewContext(cfg Config) (*Context, error) {
 	return c, nil
 }
 
+// Size returns the default framebuffer's width and height in pixels.
+func (c *Context) Size() (width, height int) { return c.cfg.Width, c.cfg.Height }
+
 // GL returns the GL ES 2.0 context.
 func (c *Context) GL() gl.Context { return c.gl }
 
