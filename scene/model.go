@@ -66,21 +66,76 @@ type Instance struct {
 	World vmath.Mat4 // mesh space to world space
 }
 
-// Material is the subset of glTF's metallic-roughness material that
-// DrawModel shades with: base colour (factor × texture × vertex colour) and
-// face culling.
+// Material is glTF's metallic-roughness material as DrawModel shades it.
+// Texture fields index Model.Textures; -1 means none. Colours are linear.
 type Material struct {
 	Name      string
-	BaseColor [4]float32 // linear RGBA factor
-	// BaseColorTexture indexes Model.Textures; -1 means none.
+	BaseColor [4]float32 // RGBA factor (× texture × vertex colour)
+	// BaseColorTexture is sRGB RGBA.
 	BaseColorTexture int
-	DoubleSided      bool // false: back faces are culled
+	Metallic         float32 // factor, 0..1 (× texture blue)
+	Roughness        float32 // factor, 0..1 (× texture green)
+	// MetallicRoughnessTexture holds roughness in green and metalness in blue.
+	MetallicRoughnessTexture int
+	// NormalTexture is a tangent-space normal map; NormalScale scales its
+	// X and Y. Primitives without TANGENT get generated tangents.
+	NormalTexture int
+	NormalScale   float32
+	// OcclusionTexture's red channel darkens the ambient term by
+	// OcclusionStrength.
+	OcclusionTexture  int
+	OcclusionStrength float32
+	EmissiveTexture   int
+	Emissive          [3]float32 // factor (× texture)
+	AlphaMode         AlphaMode
+	AlphaCutoff       float32 // AlphaMask: fragments with alpha below it are discarded
+	DoubleSided       bool    // false: back faces are culled
+	Unlit             bool    // KHR_materials_unlit: the base colour only, no lighting
+	// UV holds each texture's KHR_texture_transform, indexed by TextureSlot.
+	UV [NumTextureSlots]UVTransform
 }
 
-// DefaultMaterial is glTF's default material: opaque white, single-sided,
-// untextured.
+// AlphaMode is glTF's material.alphaMode.
+type AlphaMode uint8
+
+const (
+	AlphaOpaque AlphaMode = iota // alpha ignored
+	AlphaMask                    // alpha tested against AlphaCutoff
+	AlphaBlend                   // blended "over", drawn after opaque primitives, back to front
+)
+
+func (a AlphaMode) String() string { return [...]string{"OPAQUE", "MASK", "BLEND"}[a] }
+
+// TextureSlot names a material texture.
+type TextureSlot int
+
+const (
+	SlotBaseColor TextureSlot = iota
+	SlotMetallicRoughness
+	SlotNormal
+	SlotOcclusion
+	SlotEmissive
+	NumTextureSlots
+)
+
+// UVTransform maps texture coordinates: u' = M[0]·u + M[2]·v + M[4],
+// v' = M[1]·u + M[3]·v + M[5] (KHR_texture_transform's offset, rotation
+// and scale, in that order of application reversed: T·R·S).
+type UVTransform struct{ M [6]float32 }
+
+// IdentityUV leaves texture coordinates unchanged.
+var IdentityUV = UVTransform{M: [6]float32{1, 0, 0, 1, 0, 0}}
+
+// DefaultMaterial is glTF's default material: opaque white, fully metallic
+// and rough (the glTF defaults of the factors), single-sided, untextured.
 func DefaultMaterial() Material {
-	return Material{Name: "default", BaseColor: [4]float32{1, 1, 1, 1}, BaseColorTexture: -1}
+	m := Material{Name: "default", BaseColor: [4]float32{1, 1, 1, 1}, Metallic: 1, Roughness: 1,
+		BaseColorTexture: -1, MetallicRoughnessTexture: -1, NormalTexture: -1, OcclusionTexture: -1, EmissiveTexture: -1,
+		NormalScale: 1, OcclusionStrength: 1, AlphaCutoff: 0.5}
+	for i := range m.UV {
+		m.UV[i] = IdentityUV
+	}
+	return m
 }
 
 // Texture is an image with its sampler state, as GL enums.
