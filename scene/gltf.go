@@ -877,6 +877,7 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 		{"NORMAL", 3, []int{3}},
 		{fmt.Sprintf("TEXCOORD_%d", texCoord), 6, []int{2}},
 		{"COLOR_0", 8, []int{3, 4}},
+		{"TANGENT", 12, []int{4}},
 	}
 	pos, comps, err := l.accessorFloats(posIdx, path+".attributes.POSITION")
 	if err != nil {
@@ -888,9 +889,10 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 	n := len(pos) / 3
 	p.Positions = n
 	p.Vertices = make([]float32, n*ModelVertexFloats)
-	for v := 0; v < n; v++ { // white where COLOR_0 is absent
-		c := p.Vertices[v*ModelVertexFloats+8 : v*ModelVertexFloats+12]
+	for v := 0; v < n; v++ { // white where COLOR_0 is absent; tangent +X
+		c := p.Vertices[v*ModelVertexFloats+8 : v*ModelVertexFloats+16]
 		c[0], c[1], c[2], c[3] = 1, 1, 1, 1
+		c[4], c[7] = 1, 1
 	}
 	hasNormal := false
 	for _, a := range attrs {
@@ -917,6 +919,7 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 			copy(p.Vertices[v*ModelVertexFloats+a.offset:], f[v*comps:v*comps+comps])
 		}
 		hasNormal = hasNormal || a.name == "NORMAL"
+		p.Tangents = p.Tangents || a.name == "TANGENT"
 	}
 	if hasNormal {
 		for v := 0; v < n; v++ {
@@ -932,6 +935,10 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 	}
 	if !hasNormal && p.Lit {
 		flatNormals(&p)
+		p.Tangents = false // unwelded: per-face tangents are generated below
+	}
+	if p.Lit && !p.Tangents && gp.Material != nil && l.doc.Materials[*gp.Material].NormalTexture != nil {
+		generateTangents(&p)
 	}
 	if p.Count() == 0 {
 		return p, fmt.Errorf("%s draws no vertices", path)
@@ -1040,6 +1047,17 @@ func (l *gltfLoader) loadNodes() error {
 			return err
 		}
 		world = vmath.Mul(world, local)
+		if n.Camera != nil {
+			if *n.Camera < 0 || *n.Camera >= len(d.Cameras) {
+				return fmt.Errorf("nodes[%d].camera %d out of range (have %d)", i, *n.Camera, len(d.Cameras))
+			}
+			c, err := modelCamera(d.Cameras[*n.Camera], fmt.Sprintf("cameras[%d]", *n.Camera))
+			if err != nil {
+				return err
+			}
+			c.World = world
+			l.model.Cameras = append(l.model.Cameras, c)
+		}
 		if n.Mesh != nil {
 			if *n.Mesh < 0 || *n.Mesh >= len(d.Meshes) {
 				return fmt.Errorf("nodes[%d].mesh %d out of range (have %d)", i, *n.Mesh, len(d.Meshes))
@@ -1241,4 +1259,137 @@ func (l *gltfLoader) checkNulls() error {
 		}
 	}
 	return nil
+}
+
+// modelCamera checks and converts a glTF camera.
+func modelCamera(gc *gltf.Camera, path string) (ModelCamera, error) {
+	c := ModelCamera{Name: gc.Name}
+	usable := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && math.Abs(v) < 1e30 }
+	switch {
+	case gc.Perspective != nil:
+		p := gc.Perspective
+		if !usable(p.Yfov) || p.Yfov <= 0 || p.Yfov >= math.Pi {
+			return c, fmt.Errorf("%s.perspective.yfov %v must be in (0, π)", path, p.Yfov)
+		}
+		if !usable(p.Znear) || p.Znear <= 0 {
+			return c, fmt.Errorf("%s.perspective.znear %v must be > 0", path, p.Znear)
+		}
+		c.Yfov, c.Znear = float32(p.Yfov), float32(p.Znear)
+		if p.Zfar != nil {
+			if !usable(*p.Zfar) || *p.Zfar <= p.Znear {
+				return c, fmt.Errorf("%s.perspective.zfar %v must be > znear", path, *p.Zfar)
+			}
+			c.Zfar = float32(*p.Zfar)
+		}
+		if p.AspectRatio != nil {
+			if !usable(*p.AspectRatio) || *p.AspectRatio <= 0 {
+				return c, fmt.Errorf("%s.perspective.aspectRatio %v must be > 0", path, *p.AspectRatio)
+			}
+			c.AspectRatio = float32(*p.AspectRatio)
+		}
+	case gc.Orthographic != nil:
+		o := gc.Orthographic
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"xmag", o.Xmag}, {"ymag", o.Ymag}, {"znear", o.Znear}, {"zfar", o.Zfar}} {
+			if !usable(f.v) {
+				return c, fmt.Errorf("%s.orthographic.%s %v is not a usable number", path, f.name, f.v)
+			}
+		}
+		if o.Xmag == 0 || o.Ymag == 0 || o.Znear < 0 || o.Zfar <= o.Znear {
+			return c, fmt.Errorf("%s.orthographic: xmag and ymag must not be 0, and 0 ≤ znear < zfar", path)
+		}
+		c.Orthographic = true
+		c.Xmag, c.Ymag, c.Znear, c.Zfar = float32(o.Xmag), float32(o.Ymag), float32(o.Znear), float32(o.Zfar)
+	default:
+		return c, fmt.Errorf("%s has neither perspective nor orthographic", path)
+	}
+	return c, nil
+}
+
+// generateTangents gives a triangle primitive per-vertex tangents from its
+// texture coordinates (for normal maps, when the file has no TANGENT): each
+// triangle's tangent and bitangent are the directions in which u and v
+// grow across it; they are summed at the vertices, made orthogonal to the
+// normal, and the bitangent's handedness goes in w. Degenerate UVs leave a
+// tangent orthogonal to the normal.
+func generateTangents(p *Primitive) {
+	nv := len(p.Vertices) / ModelVertexFloats
+	tan := make([][3]float32, nv)
+	bit := make([][3]float32, nv)
+	at := func(k int) int {
+		if p.Indices != nil {
+			return int(p.Indices[k])
+		}
+		return k
+	}
+	var tris [][3]int
+	n := p.Count()
+	switch p.Mode {
+	case gl.TRIANGLES:
+		for k := 0; k+2 < n; k += 3 {
+			tris = append(tris, [3]int{at(k), at(k + 1), at(k + 2)})
+		}
+	case gl.TRIANGLE_STRIP:
+		for k := 0; k+2 < n; k++ {
+			if k%2 == 0 {
+				tris = append(tris, [3]int{at(k), at(k + 1), at(k + 2)})
+			} else {
+				tris = append(tris, [3]int{at(k + 1), at(k), at(k + 2)})
+			}
+		}
+	case gl.TRIANGLE_FAN:
+		for k := 1; k+1 < n; k++ {
+			tris = append(tris, [3]int{at(0), at(k), at(k + 1)})
+		}
+	}
+	vert := func(i int) []float32 { return p.Vertices[i*ModelVertexFloats : (i+1)*ModelVertexFloats] }
+	for _, t := range tris {
+		a, b, c := vert(t[0]), vert(t[1]), vert(t[2])
+		e1 := [3]float32{b[0] - a[0], b[1] - a[1], b[2] - a[2]}
+		e2 := [3]float32{c[0] - a[0], c[1] - a[1], c[2] - a[2]}
+		du1, dv1 := b[6]-a[6], b[7]-a[7]
+		du2, dv2 := c[6]-a[6], c[7]-a[7]
+		det := du1*dv2 - du2*dv1
+		if det == 0 {
+			continue
+		}
+		r := 1 / det
+		var tu, tv [3]float32
+		for j := 0; j < 3; j++ {
+			tu[j] = (e1[j]*dv2 - e2[j]*dv1) * r
+			tv[j] = (e2[j]*du1 - e1[j]*du2) * r
+		}
+		for _, i := range t {
+			for j := 0; j < 3; j++ {
+				tan[i][j] += tu[j]
+				bit[i][j] += tv[j]
+			}
+		}
+	}
+	for i := 0; i < nv; i++ {
+		v := vert(i)
+		nrm := [3]float32{v[3], v[4], v[5]}
+		t := tan[i]
+		d := t[0]*nrm[0] + t[1]*nrm[1] + t[2]*nrm[2]
+		t = [3]float32{t[0] - nrm[0]*d, t[1] - nrm[1]*d, t[2] - nrm[2]*d}
+		if t[0]*t[0]+t[1]*t[1]+t[2]*t[2] < 1e-12 {
+			// No usable UV gradient: any direction orthogonal to the normal.
+			ax := [3]float32{1, 0, 0}
+			if math.Abs(float64(nrm[0])) > 0.9 {
+				ax = [3]float32{0, 1, 0}
+			}
+			t = cross(nrm, ax)
+		}
+		t = normalize(t)
+		// glTF's bitangent, cross(normal, tangent)·w, points where v
+		// falls (the normal map's +Y is up in the image, and v grows down).
+		w := float32(1)
+		if c := cross(nrm, t); c[0]*bit[i][0]+c[1]*bit[i][1]+c[2]*bit[i][2] > 0 {
+			w = -1
+		}
+		v[12], v[13], v[14], v[15] = t[0], t[1], t[2], w
+	}
+	p.Tangents = true
 }

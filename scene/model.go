@@ -26,7 +26,22 @@ type Model struct {
 	Materials []Material
 	Textures  []Texture
 	Images    []*image.NRGBA // decoded texture images, top row first
+	Cameras   []ModelCamera  // the glTF cameras placed by the default scene's nodes
 	Min, Max  [3]float32     // world-space bounding box of all instances
+}
+
+// ModelCamera is a glTF camera where its node puts it: it looks down its
+// local -Z with +Y up.
+type ModelCamera struct {
+	Name         string
+	World        vmath.Mat4 // camera space to world space
+	Orthographic bool
+	// Perspective: vertical field of view in radians and the aspect ratio
+	// (0: the framebuffer's). Zfar 0 is an infinite far plane.
+	Yfov, AspectRatio float32
+	// Orthographic: half the view's width and height.
+	Xmag, Ymag  float32
+	Znear, Zfar float32
 }
 
 // ModelMesh is a named list of primitives (a glTF mesh).
@@ -37,8 +52,9 @@ type ModelMesh struct {
 
 // ModelVertexFloats is the number of float32s per vertex in
 // Primitive.Vertices: position xyz, normal xyz, texture coordinate st,
-// colour rgba.
-const ModelVertexFloats = 12
+// colour rgba, tangent xyzw (w: the bitangent's sign; meaningful when
+// Primitive.Tangents is set).
+const ModelVertexFloats = 16
 
 // Primitive is one draw call's geometry: interleaved vertices and optional
 // indices, drawn with one material.
@@ -52,6 +68,7 @@ type Primitive struct {
 	IndexType gl.Enum
 	Material  int  // index into Model.Materials
 	Lit       bool // false for points and lines, which have no surface to light
+	Tangents  bool // the vertices carry tangents (from the file or generated)
 	// Positions is the vertex count the file declared (the POSITION
 	// accessor's count); it differs from len(Vertices)/ModelVertexFloats
 	// only where flat normals had to be made by unwelding triangles.
@@ -125,6 +142,14 @@ type UVTransform struct{ M [6]float32 }
 
 // IdentityUV leaves texture coordinates unchanged.
 var IdentityUV = UVTransform{M: [6]float32{1, 0, 0, 1, 0, 0}}
+
+// plasticMaterial is the material of OBJ and STL models, which carry none:
+// a white dielectric of medium roughness.
+func plasticMaterial() Material {
+	m := DefaultMaterial()
+	m.Metallic, m.Roughness = 0, 0.6
+	return m
+}
 
 // DefaultMaterial is glTF's default material: opaque white, fully metallic
 // and rough (the glTF defaults of the factors), single-sided, untextured.
@@ -251,13 +276,13 @@ func ModelFromMesh(mesh *Mesh, tex image.Image) *Model {
 	p.Vertices = make([]float32, 0, n*ModelVertexFloats)
 	for i := 0; i < n; i++ {
 		v := mesh.Vertices[i*8 : i*8+8]
-		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1)
+		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1, 0, 0, 0, 1)
 	}
 	p.Indices = append([]uint32(nil), mesh.Indices...)
 	m := &Model{
 		Meshes:    []ModelMesh{{Name: "mesh", Primitives: []Primitive{p}}},
 		Instances: []Instance{{Mesh: 0, World: vmath.Identity()}},
-		Materials: []Material{DefaultMaterial()},
+		Materials: []Material{plasticMaterial()},
 	}
 	if tex != nil {
 		m.Images = []*image.NRGBA{toNRGBA(tex)}
