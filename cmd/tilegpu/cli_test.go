@@ -198,6 +198,10 @@ func TestRenderArgumentErrors(t *testing.T) {
 		{[]string{"-format", "bmp", models + "teapot"}, `-format "bmp"`},
 		{[]string{"-texture", "x.png"}, "-texture needs exactly one .obj model"},
 		{[]string{"-o", dir + "/", box, models + "Box/Box.gltf"}, "would both be written"},
+		{[]string{"-camera", "0"}, "-camera needs a model"},
+		{[]string{"-camera", "0", "-turntable", "3", box}, "excludes -turntable"},
+		{[]string{"-camera", "-2", box}, "numbered from 0"},
+		{[]string{"-camera", "0", "-o", filepath.Join(dir, "c.png"), box}, "camera 0 out of range (the model has 0)"},
 	} {
 		if _, _, err := render(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("render %q: err %v, want %q", tc.args, err, tc.want)

@@ -135,6 +135,7 @@ func cmdRender(args []string) error {
 	decode := fs.Bool("decode", false, "print the frame's command streams decoded (ring packets, control lists, shader records, shaders); one image only")
 	modelFlag := fs.String("model", "", "render this model `file` (same as naming it as an argument)")
 	texPath := fs.String("texture", "", "with one .obj model: its texture `image` (PNG or JPEG)")
+	cameraIdx := fs.Int("camera", -1, "view a glTF model through its camera `N` (0: the first the default scene places) instead of the automatic framing")
 	var yaw, pitch optFloat
 	fs.Var(&yaw, "yaw", "camera yaw in `degrees` from the model's front (+Z) towards +X (default: automatic)")
 	fs.Var(&pitch, "pitch", "camera pitch in `degrees` above the horizontal (default: automatic)")
@@ -185,6 +186,12 @@ func cmdRender(args []string) error {
 	if (yaw.set || pitch.set) && len(models) == 0 && *turntable == 0 {
 		return fmt.Errorf("-yaw and -pitch need a model (or -turntable): the default scene has its own camera")
 	}
+	if *cameraIdx >= 0 && (len(models) == 0 || *turntable > 0 || yaw.set || pitch.set) {
+		return fmt.Errorf("-camera needs a model, and excludes -turntable, -yaw and -pitch")
+	}
+	if *cameraIdx < -1 {
+		return fmt.Errorf("-camera %d: cameras are numbered from 0", *cameraIdx)
+	}
 	if *decode && (len(jobs) > 1 || *turntable > 0) {
 		return fmt.Errorf("-decode prints one frame's command streams: give one model and no -turntable")
 	}
@@ -207,7 +214,7 @@ func cmdRender(args []string) error {
 	prog := newProgress(len(jobs)*frames, "rendering")
 	defer prog.finish()
 	for _, j := range jobs {
-		res, err := renderOne(ctx, j, *texPath, yaw, pitch, *turntable, prog)
+		res, err := renderOne(ctx, j, *texPath, yaw, pitch, *turntable, *cameraIdx, prog)
 		if err != nil {
 			if j.input != "" {
 				return fmt.Errorf("%s: %w", j.input, err)
@@ -309,7 +316,7 @@ func renderJobs(models []string, out, ext string) ([]renderJob, error) {
 
 // renderOne renders one job on ctx (whose framebuffer is the image size)
 // and writes its image.
-func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch optFloat, turntable int, prog progress) (renderResult, error) {
+func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch optFloat, turntable, cameraIdx int, prog progress) (renderResult, error) {
 	cfgW, cfgH := ctx.Size()
 	res := renderResult{Input: j.input, Output: j.output, Width: cfgW, Height: cfgH, Frames: max(turntable, 1)}
 	var model *scene.Model
@@ -344,6 +351,8 @@ func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch opt
 		switch {
 		case model == nil:
 			st, err = scene.DrawSpot(g, cfgW, cfgH)
+		case cameraIdx >= 0:
+			st, err = scene.DrawModelCamera(g, model, cfgW, cfgH, cameraIdx)
 		default:
 			v := view
 			v.Yaw += float32(2 * math.Pi * float64(f) / float64(res.Frames))
