@@ -176,7 +176,18 @@ func (l *gltfLoader) load(data []byte) (*Model, error) {
 	if err := l.loadNodes(); err != nil {
 		return nil, err
 	}
+	if err := l.loadSkins(); err != nil {
+		return nil, err
+	}
+	if err := l.loadAnimations(); err != nil {
+		return nil, err
+	}
 	l.model.computeBounds()
+	if len(l.model.Skins) > 0 {
+		// Skinned meshes are drawn as their joints place them, even
+		// without an animation (glTF ignores the mesh node's transform).
+		return l.model.pose(-1), nil
+	}
 	return l.model, nil
 }
 
@@ -921,6 +932,31 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 		hasNormal = hasNormal || a.name == "NORMAL"
 		p.Tangents = p.Tangents || a.name == "TANGENT"
 	}
+	if ji, ok := gp.Attributes["JOINTS_0"]; ok {
+		wi, ok := gp.Attributes["WEIGHTS_0"]
+		if !ok {
+			return p, fmt.Errorf("%s.attributes has JOINTS_0 but no WEIGHTS_0", path)
+		}
+		j, jc, err := l.accessorFloats(ji, path+".attributes.JOINTS_0")
+		if err != nil {
+			return p, err
+		}
+		w, wc, err := l.accessorFloats(wi, path+".attributes.WEIGHTS_0")
+		if err != nil {
+			return p, err
+		}
+		if jc != 4 || wc != 4 || len(j) != 4*n || len(w) != 4*n {
+			return p, fmt.Errorf("%s: JOINTS_0 and WEIGHTS_0 must be VEC4 with one element per vertex", path)
+		}
+		p.Joints = make([]uint16, len(j))
+		for k, v := range j {
+			if v < 0 || v > 65535 || v != float32(int(v)) {
+				return p, fmt.Errorf("%s.attributes.JOINTS_0: element %d has joint %v", path, k/4, v)
+			}
+			p.Joints[k] = uint16(v)
+		}
+		p.Weights = w
+	}
 	if hasNormal {
 		for v := 0; v < n; v++ {
 			nv := p.Vertices[v*ModelVertexFloats+3 : v*ModelVertexFloats+6]
@@ -1031,6 +1067,32 @@ func (l *gltfLoader) loadNodes() error {
 			}
 		}
 	}
+	// Every node's local transform and parent, for posing (anim.go).
+	l.model.Nodes = make([]ModelNode, len(d.Nodes))
+	for i, n := range d.Nodes {
+		rn := l.raw.Nodes[i]
+		mn := ModelNode{Name: n.Name, Parent: parent[i], S: [3]float32{1, 1, 1}, R: [4]float32{0, 0, 0, 1}}
+		if rn.Matrix != nil {
+			m, err := nodeMatrix(rn, fmt.Sprintf("nodes[%d]", i))
+			if err != nil {
+				return err
+			}
+			mn.Matrix = &m
+		}
+		for j, v := range rn.Translation {
+			mn.T[j] = float32(v)
+		}
+		for j, v := range rn.Scale {
+			mn.S[j] = float32(v)
+		}
+		if q := rn.Rotation; q != nil {
+			ln := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+			for j, v := range q {
+				mn.R[j] = float32(v / ln)
+			}
+		}
+		l.model.Nodes[i] = mn
+	}
 	seen := make([]bool, len(d.Nodes))
 	var walk func(i int, world vmath.Mat4, depth int) error
 	walk = func(i int, world vmath.Mat4, depth int) error {
@@ -1055,14 +1117,21 @@ func (l *gltfLoader) loadNodes() error {
 			if err != nil {
 				return err
 			}
-			c.World = world
+			c.World, c.Node = world, i
 			l.model.Cameras = append(l.model.Cameras, c)
 		}
 		if n.Mesh != nil {
 			if *n.Mesh < 0 || *n.Mesh >= len(d.Meshes) {
 				return fmt.Errorf("nodes[%d].mesh %d out of range (have %d)", i, *n.Mesh, len(d.Meshes))
 			}
-			l.model.Instances = append(l.model.Instances, Instance{Mesh: *n.Mesh, Name: n.Name, World: world})
+			in := Instance{Mesh: *n.Mesh, Name: n.Name, World: world, Node: i, Skin: -1}
+			if n.Skin != nil {
+				if *n.Skin < 0 || *n.Skin >= len(d.Skins) {
+					return fmt.Errorf("nodes[%d].skin %d out of range (have %d)", i, *n.Skin, len(d.Skins))
+				}
+				in.Skin = *n.Skin
+			}
+			l.model.Instances = append(l.model.Instances, in)
 		}
 		for _, c := range n.Children {
 			if err := walk(c, world, depth+1); err != nil {
@@ -1392,4 +1461,126 @@ func generateTangents(p *Primitive) {
 		v[12], v[13], v[14], v[15] = t[0], t[1], t[2], w
 	}
 	p.Tangents = true
+}
+
+// loadSkins reads the skins: joint nodes and inverse bind matrices.
+func (l *gltfLoader) loadSkins() error {
+	for i, gs := range l.doc.Skins {
+		path := fmt.Sprintf("skins[%d]", i)
+		if gs == nil {
+			return fmt.Errorf("%s is null", path)
+		}
+		if len(gs.Joints) == 0 || len(gs.Joints) > maxJoints {
+			return fmt.Errorf("%s.joints: %d joints, want 1..%d", path, len(gs.Joints), maxJoints)
+		}
+		sk := Skin{Name: gs.Name, Joints: make([]int, len(gs.Joints)), InverseBind: make([]vmath.Mat4, len(gs.Joints))}
+		for k, j := range gs.Joints {
+			if j < 0 || j >= len(l.doc.Nodes) {
+				return fmt.Errorf("%s.joints[%d] = %d out of range (have %d nodes)", path, k, j, len(l.doc.Nodes))
+			}
+			sk.Joints[k] = j
+			sk.InverseBind[k] = vmath.Identity()
+		}
+		if gs.InverseBindMatrices != nil {
+			f, comps, err := l.accessorFloats(*gs.InverseBindMatrices, path+".inverseBindMatrices")
+			if err != nil {
+				return err
+			}
+			if comps != 16 || len(f) != 16*len(gs.Joints) {
+				return fmt.Errorf("%s.inverseBindMatrices: want one MAT4 per joint (%d)", path, len(gs.Joints))
+			}
+			for k := range sk.InverseBind {
+				copy(sk.InverseBind[k][:], f[16*k:])
+			}
+		}
+		l.model.Skins = append(l.model.Skins, sk)
+	}
+	for _, in := range l.model.Instances {
+		if in.Skin < 0 {
+			continue
+		}
+		nj := len(l.model.Skins[in.Skin].Joints)
+		for pi, p := range l.model.Meshes[in.Mesh].Primitives {
+			for k, j := range p.Joints {
+				if int(j) >= nj {
+					return fmt.Errorf("meshes[%d].primitives[%d].attributes.JOINTS_0: element %d uses joint %d of skin %d's %d", in.Mesh, pi, k/4, j, in.Skin, nj)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// maxJoints bounds a skin's joints (each costs a matrix per posed vertex
+// weight lookup; real skins have tens to a few hundred).
+const maxJoints = 1 << 12
+
+// loadAnimations reads every animation's node channels (translation,
+// rotation, scale; morph-target weights are not drawn and are skipped).
+func (l *gltfLoader) loadAnimations() error {
+	for i, ga := range l.doc.Animations {
+		path := fmt.Sprintf("animations[%d]", i)
+		if ga == nil {
+			return fmt.Errorf("%s is null", path)
+		}
+		an := Animation{Name: ga.Name}
+		for c, ch := range ga.Channels {
+			cp := fmt.Sprintf("%s.channels[%d]", path, c)
+			if ch == nil {
+				return fmt.Errorf("%s is null", cp)
+			}
+			if ch.Target.Node == nil {
+				continue // the channel targets an extension's object
+			}
+			node := *ch.Target.Node
+			if node < 0 || node >= len(l.doc.Nodes) {
+				return fmt.Errorf("%s.target.node %d out of range (have %d nodes)", cp, node, len(l.doc.Nodes))
+			}
+			var comps int
+			var target AnimPath
+			switch ch.Target.Path {
+			case gltf.TRSTranslation:
+				comps, target = 3, PathTranslation
+			case gltf.TRSScale:
+				comps, target = 3, PathScale
+			case gltf.TRSRotation:
+				comps, target = 4, PathRotation
+			default:
+				continue // weights
+			}
+			if ch.Sampler < 0 || ch.Sampler >= len(ga.Samplers) || ga.Samplers[ch.Sampler] == nil {
+				return fmt.Errorf("%s.sampler %d out of range (have %d)", cp, ch.Sampler, len(ga.Samplers))
+			}
+			gs := ga.Samplers[ch.Sampler]
+			sp := fmt.Sprintf("%s.samplers[%d]", path, ch.Sampler)
+			times, tc, err := l.accessorFloats(gs.Input, sp+".input")
+			if err != nil {
+				return err
+			}
+			if tc != 1 {
+				return fmt.Errorf("%s.input: want SCALAR times", sp)
+			}
+			for k := 1; k < len(times); k++ {
+				if !(times[k] > times[k-1]) {
+					return fmt.Errorf("%s.input: times must increase (element %d = %v after %v)", sp, k, times[k], times[k-1])
+				}
+			}
+			vals, vc, err := l.accessorFloats(gs.Output, sp+".output")
+			if err != nil {
+				return err
+			}
+			per := 1
+			if gs.Interpolation == gltf.InterpolationCubicSpline {
+				per = 3
+			}
+			if vc != comps || len(vals) != per*comps*len(times) {
+				return fmt.Errorf("%s.output: %d values of %d components for %d times, want %d of %d", sp, len(vals)/max(vc, 1), vc, len(times), per*len(times), comps)
+			}
+			an.Channels = append(an.Channels, AnimChannel{Node: node, Path: target, Interp: Interpolation(gs.Interpolation),
+				Times: times, Values: vals})
+			an.Duration = max(an.Duration, times[len(times)-1])
+		}
+		l.model.Animations = append(l.model.Animations, an)
+	}
+	return nil
 }

@@ -75,15 +75,19 @@ func (q *quadDoc) addTexture(t *testing.T, img image.Image) int {
 // load encodes the document as a .glb and loads it back.
 func (q *quadDoc) load(t *testing.T) *Model {
 	t.Helper()
-	var b bytes.Buffer
-	if err := gltf.NewEncoder(&b).Encode(q.doc); err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadGLTF(&b)
+	m, err := loadDoc(q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func loadDoc(q *quadDoc) (*Model, error) {
+	var b bytes.Buffer
+	if err := gltf.NewEncoder(&b).Encode(q.doc); err != nil {
+		return nil, err
+	}
+	return LoadGLTF(&b)
 }
 
 func unlitMaterial(r, g, b, a float64) *gltf.Material {

@@ -27,13 +27,19 @@ type Model struct {
 	Textures  []Texture
 	Images    []*image.NRGBA // decoded texture images, top row first
 	Cameras   []ModelCamera  // the glTF cameras placed by the default scene's nodes
-	Min, Max  [3]float32     // world-space bounding box of all instances
+	// Nodes, Skins and Animations keep a glTF file's node hierarchy, so
+	// that Pose can place it at another time; other formats have none.
+	Nodes      []ModelNode
+	Skins      []Skin
+	Animations []Animation
+	Min, Max   [3]float32 // world-space bounding box of all instances
 }
 
 // ModelCamera is a glTF camera where its node puts it: it looks down its
 // local -Z with +Y up.
 type ModelCamera struct {
 	Name         string
+	Node         int        // index into Model.Nodes
 	World        vmath.Mat4 // camera space to world space
 	Orthographic bool
 	// Perspective: vertical field of view in radians and the aspect ratio
@@ -69,6 +75,10 @@ type Primitive struct {
 	Material  int  // index into Model.Materials
 	Lit       bool // false for points and lines, which have no surface to light
 	Tangents  bool // the vertices carry tangents (from the file or generated)
+	// Joints and Weights (4 per vertex, JOINTS_0 and WEIGHTS_0) skin the
+	// primitive when its instance has a skin; nil otherwise.
+	Joints  []uint16
+	Weights []float32
 	// Positions is the vertex count the file declared (the POSITION
 	// accessor's count); it differs from len(Vertices)/ModelVertexFloats
 	// only where flat normals had to be made by unwelding triangles.
@@ -81,6 +91,8 @@ type Instance struct {
 	Mesh  int        // index into Model.Meshes
 	Name  string     // the glTF node's name
 	World vmath.Mat4 // mesh space to world space
+	Node  int        // index into Model.Nodes; -1 when the model has no nodes
+	Skin  int        // index into Model.Skins; -1 when not skinned
 }
 
 // Material is glTF's metallic-roughness material as DrawModel shades it.
@@ -281,7 +293,7 @@ func ModelFromMesh(mesh *Mesh, tex image.Image) *Model {
 	p.Indices = append([]uint32(nil), mesh.Indices...)
 	m := &Model{
 		Meshes:    []ModelMesh{{Name: "mesh", Primitives: []Primitive{p}}},
-		Instances: []Instance{{Mesh: 0, World: vmath.Identity()}},
+		Instances: []Instance{{Mesh: 0, World: vmath.Identity(), Node: -1, Skin: -1}},
 		Materials: []Material{plasticMaterial()},
 	}
 	if tex != nil {

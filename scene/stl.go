@@ -102,7 +102,7 @@ func LoadSTL(r io.Reader) (*Model, error) {
 	}
 	m := &Model{
 		Meshes:    []ModelMesh{{Name: "stl", Primitives: []Primitive{p}}},
-		Instances: []Instance{{Mesh: 0, World: vmath.Identity()}},
+		Instances: []Instance{{Mesh: 0, World: vmath.Identity(), Node: -1, Skin: -1}},
 		Materials: []Material{plasticMaterial()},
 	}
 	m.computeBounds()

@@ -7,11 +7,16 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/ext/unlit"
+	"github.com/qmuntal/gltf/modeler"
 )
 
 // TestMain lets a test run the real main (exit status and all) in a child
@@ -201,6 +206,10 @@ func TestRenderArgumentErrors(t *testing.T) {
 		{[]string{"-camera", "0"}, "-camera needs a model"},
 		{[]string{"-camera", "0", "-turntable", "3", box}, "excludes -turntable"},
 		{[]string{"-camera", "-2", box}, "numbered from 0"},
+		{[]string{"-time", "1s"}, "-time needs a glTF model"},
+		{[]string{"-time", "-1", box}, "want a time from 0"},
+		{[]string{"-time", "soon", box}, "want seconds"},
+		{[]string{"-time", "500ms", "-o", filepath.Join(dir, "t.png"), box}, "the model has no animations"},
 		{[]string{"-camera", "0", "-o", filepath.Join(dir, "c.png"), box}, "camera 0 out of range (the model has 0)"},
 	} {
 		if _, _, err := render(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -226,6 +235,52 @@ func TestBenchArgumentErrors(t *testing.T) {
 	} {
 		if err := cmdBench(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("bench %q: err %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestRenderTime poses an animated model: a unit quad that slides from
+// x = 0 to x = 4 over one second, seen through the file's camera (which
+// frames x in -2..2): at -time 0 it covers the frame's centre, at -time 1s
+// it has left it.
+func TestRenderTime(t *testing.T) {
+	d := gltf.NewDocument()
+	pos := modeler.WritePosition(d, [][3]float32{{-1, 1, 0}, {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}})
+	idx := modeler.WriteIndices(d, []uint16{2, 3, 1, 2, 1, 0})
+	d.Materials = []*gltf.Material{{PBRMetallicRoughness: &gltf.PBRMetallicRoughness{BaseColorFactor: &[4]float64{1, 0, 0, 1}},
+		Extensions: gltf.Extensions{unlit.ExtensionName: unlit.Unlit{}}}}
+	d.Meshes = []*gltf.Mesh{{Primitives: []*gltf.Primitive{{Attributes: gltf.PrimitiveAttributes{gltf.POSITION: pos}, Indices: gltf.Index(idx), Material: gltf.Index(0)}}}}
+	d.Cameras = []*gltf.Camera{{Perspective: &gltf.Perspective{Yfov: 2 * math.Atan(0.4), Znear: 0.1}}}
+	d.Nodes = []*gltf.Node{{Mesh: gltf.Index(0)}, {Camera: gltf.Index(0), Translation: [3]float64{0, 0, 5}}}
+	d.Scenes[0].Nodes = []int{0, 1}
+	in := modeler.WriteAccessor(d, gltf.TargetNone, []float32{0, 1})
+	out := modeler.WriteAccessor(d, gltf.TargetNone, [][3]float32{{0, 0, 0}, {4, 0, 0}})
+	d.Animations = []*gltf.Animation{{
+		Samplers: []*gltf.AnimationSampler{{Input: in, Output: out}},
+		Channels: []*gltf.AnimationChannel{{Sampler: 0, Target: gltf.AnimationChannelTarget{Node: gltf.Index(0), Path: gltf.TRSTranslation}}},
+	}}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "slide.glb")
+	f, err := os.Create(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gltf.NewEncoder(f).Encode(d); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		time  string
+		isRed bool
+	}{{"0", true}, {"1s", false}, {"125ms", true}} {
+		png1 := filepath.Join(dir, "t.png")
+		if _, _, err := render(t, model, "-size", "32", "-camera", "0", "-time", tc.time, "-o", png1); err != nil {
+			t.Fatal(err)
+		}
+		img := decodeFile(t, png1, func(f *os.File) (image.Image, error) { return png.Decode(f) })
+		r, g, _, _ := img.At(16, 16).RGBA()
+		if red := r>>8 == 255 && g>>8 == 0; red != tc.isRed {
+			t.Errorf("-time %s: centre pixel red=%v, want %v", tc.time, red, tc.isRed)
 		}
 	}
 }

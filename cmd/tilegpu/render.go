@@ -61,6 +61,35 @@ func (f *optFloat) Set(s string) error {
 	return nil
 }
 
+// animTimeFlag is -time: seconds, or a Go duration.
+type animTimeFlag struct {
+	seconds float32
+	set     bool
+}
+
+func (f *animTimeFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.FormatFloat(float64(f.seconds), 'g', -1, 32) + "s"
+}
+
+func (f *animTimeFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		d, derr := time.ParseDuration(s)
+		if derr != nil {
+			return fmt.Errorf("want seconds (0.5) or a duration (500ms)")
+		}
+		v = d.Seconds()
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e6 {
+		return fmt.Errorf("want a time from 0 to 1e6 seconds")
+	}
+	f.seconds, f.set = float32(v), true
+	return nil
+}
+
 // newFlagSet makes a subcommand's flag set whose errors come back to main
 // (which prints them once) and whose -h prints synopsis and flags on
 // stdout.
@@ -136,6 +165,8 @@ func cmdRender(args []string) error {
 	modelFlag := fs.String("model", "", "render this model `file` (same as naming it as an argument)")
 	texPath := fs.String("texture", "", "with one .obj model: its texture `image` (PNG or JPEG)")
 	cameraIdx := fs.Int("camera", -1, "view a glTF model through its camera `N` (0: the first the default scene places) instead of the automatic framing")
+	var animTime animTimeFlag
+	fs.Var(&animTime, "time", "pose a glTF model's animations (and skins) at this `time`: seconds (0.5) or a duration (500ms, 1.5s)")
 	var yaw, pitch optFloat
 	fs.Var(&yaw, "yaw", "camera yaw in `degrees` from the model's front (+Z) towards +X (default: automatic)")
 	fs.Var(&pitch, "pitch", "camera pitch in `degrees` above the horizontal (default: automatic)")
@@ -189,6 +220,9 @@ func cmdRender(args []string) error {
 	if *cameraIdx >= 0 && (len(models) == 0 || *turntable > 0 || yaw.set || pitch.set) {
 		return fmt.Errorf("-camera needs a model, and excludes -turntable, -yaw and -pitch")
 	}
+	if animTime.set && len(models) == 0 {
+		return fmt.Errorf("-time needs a glTF model with animations")
+	}
 	if *cameraIdx < -1 {
 		return fmt.Errorf("-camera %d: cameras are numbered from 0", *cameraIdx)
 	}
@@ -214,7 +248,7 @@ func cmdRender(args []string) error {
 	prog := newProgress(len(jobs)*frames, "rendering")
 	defer prog.finish()
 	for _, j := range jobs {
-		res, err := renderOne(ctx, j, *texPath, yaw, pitch, *turntable, *cameraIdx, prog)
+		res, err := renderOne(ctx, j, *texPath, yaw, pitch, *turntable, *cameraIdx, animTime, prog)
 		if err != nil {
 			if j.input != "" {
 				return fmt.Errorf("%s: %w", j.input, err)
@@ -316,7 +350,7 @@ func renderJobs(models []string, out, ext string) ([]renderJob, error) {
 
 // renderOne renders one job on ctx (whose framebuffer is the image size)
 // and writes its image.
-func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch optFloat, turntable, cameraIdx int, prog progress) (renderResult, error) {
+func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch optFloat, turntable, cameraIdx int, animTime animTimeFlag, prog progress) (renderResult, error) {
 	cfgW, cfgH := ctx.Size()
 	res := renderResult{Input: j.input, Output: j.output, Width: cfgW, Height: cfgH, Frames: max(turntable, 1)}
 	var model *scene.Model
@@ -325,6 +359,12 @@ func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch opt
 	case j.input != "":
 		if model, err = loadModel(j.input, texPath); err != nil {
 			return res, err
+		}
+		if animTime.set {
+			if len(model.Animations) == 0 {
+				return res, fmt.Errorf("-time %s: the model has no animations", animTime.String())
+			}
+			model = model.Pose(animTime.seconds)
 		}
 	case turntable > 0:
 		if model, err = spotModel(); err != nil {
