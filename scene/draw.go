@@ -621,17 +621,17 @@ func halve(img *image.NRGBA) *image.NRGBA {
 	return out
 }
 
-// frame places the camera: it looks at the bounding box's centre from
-// direction v, at the smallest distance at which all eight corners of the
-// box fall inside a 40° (vertical) perspective frustum, plus a 4% margin.
+// frame places the camera: it looks from direction v at the model's
+// vertices (every instance's, in world space; the bounding box's corners
+// for a model without vertices), at the smallest distance at which they
+// all fall inside a 40° (vertical) perspective frustum of the given aspect,
+// plus a 4% margin, with the view centred on their silhouette, so the model
+// fills the frame in its limiting dimension. The near and far planes hug
+// the vertices.
 func frame(m *Model, v View, aspect float32) (view, proj vmath.Mat4, eye vmath.Vec3) {
-	var c [3]float32
-	for j := 0; j < 3; j++ {
-		c[j] = (m.Min[j] + m.Max[j]) / 2
-	}
 	cy, sy := float32(math.Cos(float64(v.Yaw))), float32(math.Sin(float64(v.Yaw)))
 	cp, sp := float32(math.Cos(float64(v.Pitch))), float32(math.Sin(float64(v.Pitch)))
-	back := vmath.Vec3{sy * cp, sp, cy * cp} // from the centre towards the eye
+	back := vmath.Vec3{sy * cp, sp, cy * cp} // from the target towards the eye
 	up := vmath.Vec3{0, 1, 0}
 	if math.Abs(float64(sp)) > 0.999 {
 		up = vmath.Vec3{0, 0, -1}
@@ -641,34 +641,101 @@ func frame(m *Model, v View, aspect float32) (view, proj vmath.Mat4, eye vmath.V
 	const fovy = 40 * math.Pi / 180
 	ty := float32(math.Tan(fovy / 2))
 	tx := ty * aspect
-	dist := float32(0)
-	radius := float32(0)
-	for k := 0; k < 8; k++ {
-		var p vmath.Vec3
-		for j := 0; j < 3; j++ {
-			p[j] = m.Min[j]
-			if k&(1<<j) != 0 {
-				p[j] = m.Max[j]
-			}
-			p[j] -= c[j]
+
+	// The points in the camera's axes (x right, y up, z towards the eye),
+	// relative to the bounding box's centre.
+	var c vmath.Vec3
+	for j := 0; j < 3; j++ {
+		c[j] = (m.Min[j] + m.Max[j]) / 2
+	}
+	pts := framePoints(m)
+	for i, p := range pts {
+		d := vmath.Vec3{p[0] - c[0], p[1] - c[1], p[2] - c[2]}
+		pts[i] = [3]float32{d.Dot(right), d.Dot(upv), d.Dot(back)}
+	}
+	// fit returns the distance at which every point is inside the
+	// frustum centred on (ox, oy) in the plane through the centre.
+	fit := func(ox, oy float32) float32 {
+		dist := float32(0)
+		for _, p := range pts {
+			// A point at depth z towards the eye is inside when
+			// |x−ox| ≤ tx·(dist − z) and |y−oy| ≤ ty·(dist − z).
+			dist = max(dist, p[2]+abs32(p[0]-ox)/tx, p[2]+abs32(p[1]-oy)/ty)
 		}
-		x, y, z := p.Dot(right), p.Dot(upv), p.Dot(back)
-		// A corner at depth z towards the eye is inside the frustum when
-		// |x| ≤ tx·(dist − z) and |y| ≤ ty·(dist − z).
-		dist = max(dist, z+float32(math.Abs(float64(x)))/tx, z+float32(math.Abs(float64(y)))/ty)
-		radius = max(radius, float32(math.Sqrt(float64(p.Dot(p)))))
+		return dist
 	}
-	if radius == 0 {
-		radius = 1
+	var ox, oy float32
+	dist := fit(0, 0)
+	if dist > 0 {
+		// Centre the silhouette: shift the target by the middle of the
+		// points' projected extent, then fit again.
+		lx, hx, ly, hy := float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.Inf(-1))
+		for _, p := range pts {
+			d := dist - p[2]
+			lx, hx = min(lx, p[0]/d), max(hx, p[0]/d)
+			ly, hy = min(ly, p[1]/d), max(hy, p[1]/d)
+		}
+		ox, oy = (lx+hx)/2*dist, (ly+hy)/2*dist
+		dist = fit(ox, oy)
 	}
-	dist = max(dist*1.04, radius*1.01)
-	eye = vmath.Vec3{c[0] + back[0]*dist, c[1] + back[1]*dist, c[2] + back[2]*dist}
-	view = vmath.LookAt(eye, vmath.Vec3(c), up)
-	near := max(dist-radius, dist*0.01)
-	far := dist + radius
-	proj = vmath.Perspective(fovy, aspect, near, far*1.01)
+	if dist <= 0 { // no extent: a unit view
+		dist = 1
+	}
+	dist *= 1.04
+	nearest, farthest := float32(math.Inf(1)), float32(0)
+	for _, p := range pts {
+		nearest = min(nearest, dist-p[2])
+		farthest = max(farthest, dist-p[2])
+	}
+	if len(pts) == 0 {
+		nearest, farthest = dist/2, dist*2
+	}
+	target := vmath.Vec3{c[0] + right[0]*ox + upv[0]*oy, c[1] + right[1]*ox + upv[1]*oy, c[2] + right[2]*ox + upv[2]*oy}
+	eye = vmath.Vec3{target[0] + back[0]*dist, target[1] + back[1]*dist, target[2] + back[2]*dist}
+	view = vmath.LookAt(eye, target, up)
+	near := max(nearest*0.98, dist*0.001)
+	far := max(farthest*1.02, near*2)
+	proj = vmath.Perspective(fovy, aspect, near, far)
 	return view, proj, eye
 }
+
+// maxFramePoints bounds the vertices frame looks at (evenly strided).
+const maxFramePoints = 1 << 17
+
+// framePoints returns the model's vertex positions in world space, at most
+// about maxFramePoints of them, or its bounding box's corners.
+func framePoints(m *Model) [][3]float32 {
+	total := 0
+	for _, in := range m.Instances {
+		for _, p := range m.Meshes[in.Mesh].Primitives {
+			total += len(p.Vertices) / ModelVertexFloats
+		}
+	}
+	stride := max(1, total/maxFramePoints)
+	pts := make([][3]float32, 0, min(total, maxFramePoints+len(m.Instances)))
+	for _, in := range m.Instances {
+		for _, p := range m.Meshes[in.Mesh].Primitives {
+			for v := 0; v+ModelVertexFloats <= len(p.Vertices); v += stride * ModelVertexFloats {
+				pts = append(pts, transformPoint(in.World, [3]float32{p.Vertices[v], p.Vertices[v+1], p.Vertices[v+2]}))
+			}
+		}
+	}
+	if len(pts) == 0 {
+		for k := 0; k < 8; k++ {
+			var p [3]float32
+			for j := 0; j < 3; j++ {
+				p[j] = m.Min[j]
+				if k&(1<<j) != 0 {
+					p[j] = m.Max[j]
+				}
+			}
+			pts = append(pts, p)
+		}
+	}
+	return pts
+}
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
 
 // normalMatrix returns the inverse transpose of m's upper 3×3 (in a Mat4,
 // for the normals of non-uniformly scaled instances) and its determinant.

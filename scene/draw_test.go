@@ -521,7 +521,7 @@ func TestDrawModelTwice(t *testing.T) {
 // buffer, texture or program behind runs out of memory within a handful of
 // calls, as DrawSpot once did on its 186th call with 1 GiB.
 func TestDrawHelpersReleaseWhatTheyCreate(t *testing.T) {
-	const calls = 40
+	const calls = 20
 	truck := loadTestModel(t, "CesiumMilkTruck/CesiumMilkTruck.gltf")
 	for _, tc := range []struct {
 		name string
@@ -551,5 +551,49 @@ func TestDrawHelpersReleaseWhatTheyCreate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAutoFramingFillsTheFrame: the default view shows a model from its
+// front and fits it to the frame: the drawn pixels span nearly the whole
+// frame in the limiting direction (the margin is 4% of the distance) and
+// are centred. The Box is a 1×1×1 cube seen from slightly above; the
+// teapot is wider than tall, so it fills the width of a square frame and
+// the height of a wide one.
+func TestAutoFramingFillsTheFrame(t *testing.T) {
+	bg := color.NRGBA{46, 51, 61, 255}
+	for _, tc := range []struct {
+		file string
+		w, h int
+	}{{"Box/Box.gltf", 96, 96}, {"teapot/utah_teapot.stl", 96, 96}, {"teapot/utah_teapot.stl", 160, 64}} {
+		m := loadTestModel(t, tc.file)
+		ctx, err := tilegpu.NewContext(tilegpu.Config{Width: tc.w, Height: tc.h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DrawModel(ctx.GL(), m, tc.w, tc.h); err != nil {
+			t.Fatal(err)
+		}
+		img, err := ctx.Image()
+		ctx.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x0, y0, x1, y1 := tc.w, tc.h, -1, -1
+		for y := 0; y < tc.h; y++ {
+			for x := 0; x < tc.w; x++ {
+				if img.NRGBAAt(x, y) != bg {
+					x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+				}
+			}
+		}
+		fw, fh := float64(x1-x0+1)/float64(tc.w), float64(y1-y0+1)/float64(tc.h)
+		t.Logf("%s at %d×%d: drawn %d..%d × %d..%d (%.0f%% × %.0f%%)", tc.file, tc.w, tc.h, x0, x1, y0, y1, 100*fw, 100*fh)
+		if max(fw, fh) < 0.85 {
+			t.Errorf("%s at %d×%d: the model spans %.0f%% × %.0f%% of the frame, want ≥ 85%% in one direction", tc.file, tc.w, tc.h, 100*fw, 100*fh)
+		}
+		if cx := float64(x0+x1+1) / 2; math.Abs(cx-float64(tc.w)/2) > float64(tc.w)/20 {
+			t.Errorf("%s: drawn region centred at x = %.1f of %d", tc.file, cx, tc.w)
+		}
 	}
 }
