@@ -53,7 +53,22 @@ func cmdDEQP(args []string) error {
 	if err != nil {
 		return err
 	}
+	cases := 0
+	for _, f := range files {
+		for _, c := range f.Cases {
+			if opts.Match == nil || opts.Match(c.FullName()) {
+				cases++
+			}
+		}
+	}
+	prog := newProgress(cases, "deqp")
+	opts.Progress = func(rs []deqp.Result) {
+		if len(rs) > 0 {
+			prog.step(rs[0].File)
+		}
+	}
 	rep, err := deqp.Run(newDEQPContext, files, opts)
+	prog.finish()
 	for _, r := range rep.Results {
 		switch r.Status {
 		case deqp.Fail:
