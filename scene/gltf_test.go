@@ -594,6 +594,10 @@ func FuzzLoadGLTF(f *testing.F) {
 	f.Add([]byte(`{"asset":{"version":"2.0"},"nodes":[{"children":[0]}]}`))
 	f.Add([]byte("glTF\x02\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add([]byte("glTF\x02\x00\x00\x00\x20\x00\x00\x00\x04\x00\x00\x00JSON{}  \x00\x00\x00\x00BIN\x00"))
+	f.Add([]byte(`{"asset":{"version":"2.0"},"materials":[{"alphaMode":"BLEND","extensions":{"KHR_materials_unlit":{}},` +
+		`"normalTexture":{"index":0},"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":{"KHR_texture_transform":{"offset":[0.5,0],"rotation":1}}}}}],` +
+		`"cameras":[{"perspective":{"yfov":1,"znear":0.1}}],"skins":[{"joints":[0]}],` +
+		`"animations":[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":0,"output":0,"interpolation":"CUBICSPLINE"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := LoadGLTF(bytes.NewReader(data))
 		if err != nil {
@@ -602,6 +606,7 @@ func FuzzLoadGLTF(f *testing.F) {
 		if err := m.validate(); err != nil {
 			t.Fatalf("loaded model fails validation: %v", err)
 		}
+		m.Pose(0.5) // animations and skins evaluate without panicking
 	})
 }
 
