@@ -61,6 +61,9 @@ func skipUnlessMappedArena(t *testing.T) {
 	if hw.ArenaBacking != "mmap" {
 		t.Skipf("arena backing is %q: the RSS goals are for the mapped arena", hw.ArenaBacking)
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory counts in RSS")
+	}
 }
 
 // TestRSSOneContext: a default context that renders the default scene at
