@@ -356,3 +356,70 @@ func newModelContext(t *testing.T, size int) *tilegpu.Context {
 	t.Cleanup(func() { ctx.Close() })
 	return ctx
 }
+
+// shadeReference evaluates the shading model documented in draw.go, in
+// float64, for a surface facing the camera (n = v = +Z) lit from the
+// view-space light direction (-0.4, 0.8, 0.6), as at the centre of a quad
+// seen face on.
+func shadeReference(base [3]float64, metal, rough float64) [3]float64 {
+	norm := func(v [3]float64) [3]float64 {
+		l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+	}
+	l := norm([3]float64{-0.4, 0.8, 0.6})
+	v := [3]float64{0, 0, 1}
+	h := norm([3]float64{l[0] + v[0], l[1] + v[1], l[2] + v[2]})
+	nl, nv, nh := math.Max(l[2], 0), 1.0, math.Max(h[2], 0)
+	vh := h[0]*v[0] + h[1]*v[1] + h[2]*v[2]
+	rough = math.Min(math.Max(rough, 0.04), 1)
+	const pi = 3.14159
+	a2 := rough * rough * rough * rough
+	dd := nh*nh*(a2-1) + 1
+	ndf := a2 / (pi * dd * dd)
+	k := rough * rough * 0.5
+	vis := 0.25 / ((nl*(1-k) + k) * (nv*(1-k) + k))
+	r4 := [4]float64{rough*-1 + 1, rough*-0.0275 + 0.0425, rough*-0.572 + 1.04, rough*0.022 - 0.04}
+	a004 := math.Min(r4[0]*r4[0], math.Exp2(-9.28*nv))*r4[0] + r4[1]
+	abx, aby := -1.04*a004+r4[2], 1.04*a004+r4[3]
+	const sky = 1.0    // mix(0.7, 1.3, 0.5): n and the reflection are horizontal
+	envSpec := 0.5 * sky // mix(sky, 1, r²) with sky = 1
+	var out [3]float64
+	for c := range out {
+		f0 := 0.04*(1-metal) + base[c]*metal
+		diffuse := base[c] * (1 - metal)
+		fres := f0 + (1-f0)*math.Pow(1-vh, 5)
+		direct := ((1-fres)*diffuse + fres*ndf*vis*pi) * nl * 0.78
+		ambient := diffuse*0.22*sky + (f0*abx+aby)*envSpec
+		out[c] = math.Min(math.Max(direct+ambient, 0), 1)
+	}
+	return out
+}
+
+// TestMetallicRoughnessReference checks the metallic-roughness shading at
+// the centre of a face-on quad against shadeReference, for factors and
+// for the same values read from a metallic-roughness texture (blue:
+// metalness, green: roughness, times factors of 1).
+func TestMetallicRoughnessReference(t *testing.T) {
+	base := [3]float64{0.8, 0.3, 0.2}
+	for _, tc := range []struct{ metal, rough float64 }{{0, 1}, {0, 0.5}, {0, 0.2}, {1, 0.5}, {1, 1}, {0.4, 0.2}} {
+		for _, viaTexture := range []bool{false, true} {
+			q := newQuadDoc()
+			pbr := &gltf.PBRMetallicRoughness{BaseColorFactor: &[4]float64{base[0], base[1], base[2], 1},
+				MetallicFactor: gltf.Float(tc.metal), RoughnessFactor: gltf.Float(tc.rough)}
+			metal, rough := tc.metal, tc.rough
+			if viaTexture {
+				img := image.NewNRGBA(image.Rect(0, 0, 1, 1))
+				img.SetNRGBA(0, 0, color.NRGBA{0, uint8(math.Round(tc.rough * 255)), uint8(math.Round(tc.metal * 255)), 255})
+				pbr.MetallicRoughnessTexture = &gltf.TextureInfo{Index: q.addTexture(t, img)}
+				pbr.MetallicFactor, pbr.RoughnessFactor = gltf.Float(1), gltf.Float(1)
+				metal, rough = math.Round(tc.metal*255)/255, math.Round(tc.rough*255)/255
+			}
+			q.addQuad(0, q.addMaterial(&gltf.Material{PBRMetallicRoughness: pbr}))
+			w := shadeReference(base, metal, rough)
+			got := rgb(renderFront(t, q.load(t)).NRGBAAt(matSize/2, matSize/2))
+			if wq := quantize(w[:]...); !near(got, wq, 2) {
+				t.Errorf("metal %v rough %v (texture %v): pixel %v, want %v", tc.metal, tc.rough, viaTexture, got, wq)
+			}
+		}
+	}
+}
