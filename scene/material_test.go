@@ -381,7 +381,7 @@ func shadeReference(base [3]float64, metal, rough float64) [3]float64 {
 	r4 := [4]float64{rough*-1 + 1, rough*-0.0275 + 0.0425, rough*-0.572 + 1.04, rough*0.022 - 0.04}
 	a004 := math.Min(r4[0]*r4[0], math.Exp2(-9.28*nv))*r4[0] + r4[1]
 	abx, aby := -1.04*a004+r4[2], 1.04*a004+r4[3]
-	const sky = 1.0    // mix(0.7, 1.3, 0.5): n and the reflection are horizontal
+	const sky = 1.0      // mix(0.7, 1.3, 0.5): n and the reflection are horizontal
 	envSpec := 0.5 * sky // mix(sky, 1, r²) with sky = 1
 	var out [3]float64
 	for c := range out {
