@@ -31,6 +31,7 @@ attribute vec3 a_nrm;
 attribute vec2 a_uv;
 attribute vec4 a_color;
 attribute vec4 a_tangent;
+attribute vec2 a_uv1;
 uniform mat4 u_mvp;
 uniform mat4 u_model;
 uniform mat4 u_normal;
@@ -38,9 +39,11 @@ varying vec3 v_nrm;
 varying vec4 v_tangent;
 varying vec3 v_wpos;
 varying vec2 v_uv;
+varying vec2 v_uv1;
 varying vec4 v_color;
 void main() {
   v_wpos = (u_model * vec4(a_pos, 1.0)).xyz;
+  v_uv1 = a_uv1;
   v_nrm = (u_normal * vec4(a_nrm, 0.0)).xyz;
   v_tangent = vec4((u_model * vec4(a_tangent.xyz, 0.0)).xyz, a_tangent.w);
   v_uv = a_uv;
@@ -58,6 +61,7 @@ uniform sampler2D u_occTex;
 uniform sampler2D u_emTex;
 uniform vec3 u_uvX[5];
 uniform vec3 u_uvY[5];
+uniform float u_uvSet[5];
 uniform vec4 u_base;
 uniform vec2 u_metalRough;
 uniform vec3 u_emissive;
@@ -73,10 +77,11 @@ varying vec3 v_nrm;
 varying vec4 v_tangent;
 varying vec3 v_wpos;
 varying vec2 v_uv;
+varying vec2 v_uv1;
 varying vec4 v_color;
 
 vec2 uvOf(int slot) {
-  vec3 p = vec3(v_uv, 1.0);
+  vec3 p = vec3(u_uvSet[slot] > 0.5 ? v_uv1 : v_uv, 1.0);
   return vec2(dot(u_uvX[slot], p), dot(u_uvY[slot], p));
 }
 float sky(vec3 d) { return mix(0.7, 1.3, clamp(d.y * 0.5 + 0.5, 0.0, 1.0)); }
@@ -258,7 +263,7 @@ func orthographic(xmag, ymag, znear, zfar float32) vmath.Mat4 {
 // uniforms are the model program's uniform locations.
 type uniforms struct {
 	mvp, model, normal, base, metalRough, emissive, normalScale, hasNormalTex gl.Uniform
-	occStrength, lit, alphaMode, cutoff, light, eye, uvX, uvY                 gl.Uniform
+	occStrength, lit, alphaMode, cutoff, light, eye, uvX, uvY, uvSet          gl.Uniform
 }
 
 // drawItem is one primitive of one instance, in drawing order.
@@ -271,7 +276,7 @@ func drawModel(ctx gl.Context, m *Model, width, height int, cam camera) (Stats, 
 	if err := m.validate(); err != nil {
 		return Stats{}, err
 	}
-	prog, err := program(ctx, vsModel, fsModel, "a_pos", "a_nrm", "a_uv", "a_color", "a_tangent")
+	prog, err := program(ctx, vsModel, fsModel, "a_pos", "a_nrm", "a_uv", "a_color", "a_tangent", "a_uv1")
 	if err != nil {
 		return Stats{}, err
 	}
@@ -286,7 +291,7 @@ func drawModel(ctx gl.Context, m *Model, width, height int, cam camera) (Stats, 
 		metalRough: uni("u_metalRough"), emissive: uni("u_emissive"), normalScale: uni("u_normalScale"),
 		hasNormalTex: uni("u_hasNormalTex"), occStrength: uni("u_occStrength"), lit: uni("u_lit"),
 		alphaMode: uni("u_alphaMode"), cutoff: uni("u_cutoff"), light: uni("u_light"), eye: uni("u_eye"),
-		uvX: uni("u_uvX"), uvY: uni("u_uvY"),
+		uvX: uni("u_uvX"), uvY: uni("u_uvY"), uvSet: uni("u_uvSet"),
 	}
 	for slot, name := range []string{"u_baseTex", "u_mrTex", "u_normalTex", "u_occTex", "u_emTex"} {
 		ctx.Uniform1i(uni(name), slot)
@@ -328,7 +333,7 @@ func drawModel(ctx gl.Context, m *Model, width, height int, cam camera) (Stats, 
 			bufs[mi] = append(bufs[mi], g)
 		}
 	}
-	for a := 0; a < 5; a++ {
+	for a := 0; a < 6; a++ {
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: uint(a)})
 		defer ctx.DisableVertexAttribArray(gl.Attrib{Value: uint(a)})
 	}
@@ -388,11 +393,12 @@ func drawModel(ctx gl.Context, m *Model, width, height int, cam camera) (Stats, 
 		}
 		g := bufs[in.Mesh][it.prim]
 		ctx.BindBuffer(gl.ARRAY_BUFFER, g.vbo)
-		for a, f := range []struct{ size, off int }{{3, 0}, {3, 12}, {2, 24}, {4, 32}, {4, 48}} {
+		for a, f := range []struct{ size, off int }{{3, 0}, {3, 12}, {2, 24}, {4, 32}, {4, 48}, {2, 64}} {
 			ctx.VertexAttribPointer(gl.Attrib{Value: uint(a)}, f.size, gl.FLOAT, false, ModelVertexFloats*4, f.off)
 		}
 		slots := [NumTextureSlots]int{mat.BaseColorTexture, mat.MetallicRoughnessTexture, mat.NormalTexture, mat.OcclusionTexture, mat.EmissiveTexture}
 		var uvX, uvY [3 * NumTextureSlots]float32
+		var uvSet [NumTextureSlots]float32
 		for slot, ti := range slots {
 			tex := textures.white
 			if ti >= 0 {
@@ -403,7 +409,9 @@ func drawModel(ctx gl.Context, m *Model, width, height int, cam camera) (Stats, 
 			t := mat.UV[slot].M
 			uvX[3*slot], uvX[3*slot+1], uvX[3*slot+2] = t[0], t[2], t[4]
 			uvY[3*slot], uvY[3*slot+1], uvY[3*slot+2] = t[1], t[3], t[5]
+			uvSet[slot] = float32(mat.TexCoord[slot])
 		}
+		ctx.Uniform1fv(u.uvSet, uvSet[:])
 		ctx.Uniform3fv(u.uvX, uvX[:])
 		ctx.Uniform3fv(u.uvY, uvY[:])
 		ctx.Uniform4f(u.base, mat.BaseColor[0], mat.BaseColor[1], mat.BaseColor[2], mat.BaseColor[3])
@@ -473,6 +481,11 @@ func (m *Model) validate() error {
 		}
 		if mat.AlphaMode > AlphaBlend {
 			return fmt.Errorf("scene: material %d: alpha mode %d", i, mat.AlphaMode)
+		}
+		for _, tc := range mat.TexCoord {
+			if tc != 0 && tc != 1 {
+				return fmt.Errorf("scene: material %d: texture coordinate set %d", i, tc)
+			}
 		}
 	}
 	for i, t := range m.Textures {

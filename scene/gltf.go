@@ -600,17 +600,23 @@ var supportedExtensions = map[string]bool{
 // loadMaterials converts materials and the textures they use.
 func (l *gltfLoader) loadMaterials() error {
 	texOf := map[int]int{} // glTF texture → Model.Textures
-	texture := func(index, texCoord int, ext gltf.Extensions, tp string, uv *UVTransform) (int, error) {
-		if texCoord < 0 || texCoord > 7 {
-			return 0, fmt.Errorf("%s.texCoord %d out of range", tp, texCoord)
-		}
+	var m Material
+	texture := func(index, texCoord int, ext gltf.Extensions, tp string, slot TextureSlot) (int, error) {
 		if tt, ok := ext[texturetransform.ExtensionName].(*texturetransform.TextureTranform); ok {
 			t, err := uvTransform(tt, tp+".extensions.KHR_texture_transform")
 			if err != nil {
 				return 0, err
 			}
-			*uv = t
+			m.UV[slot] = t
+			if tt.TexCoord != nil { // the extension may choose another set
+				texCoord = *tt.TexCoord
+				tp += ".extensions.KHR_texture_transform"
+			}
 		}
+		if texCoord < 0 || texCoord > 1 {
+			return 0, fmt.Errorf("%s.texCoord %d: only TEXCOORD_0 and TEXCOORD_1 are drawn", tp, texCoord)
+		}
+		m.TexCoord[slot] = texCoord
 		t, ok := texOf[index]
 		if !ok {
 			var err error
@@ -624,7 +630,7 @@ func (l *gltfLoader) loadMaterials() error {
 	for i, gm := range l.doc.Materials {
 		path := fmt.Sprintf("materials[%d]", i)
 		raw := l.raw.Materials[i]
-		m := DefaultMaterial()
+		m = DefaultMaterial()
 		m.Name, m.DoubleSided = gm.Name, gm.DoubleSided
 		if pbr := gm.PBRMetallicRoughness; pbr != nil {
 			pp := path + ".pbrMetallicRoughness"
@@ -648,12 +654,12 @@ func (l *gltfLoader) loadMaterials() error {
 			}
 			var err error
 			if ti := pbr.BaseColorTexture; ti != nil {
-				if m.BaseColorTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".baseColorTexture", &m.UV[SlotBaseColor]); err != nil {
+				if m.BaseColorTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".baseColorTexture", SlotBaseColor); err != nil {
 					return err
 				}
 			}
 			if ti := pbr.MetallicRoughnessTexture; ti != nil {
-				if m.MetallicRoughnessTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".metallicRoughnessTexture", &m.UV[SlotMetallicRoughness]); err != nil {
+				if m.MetallicRoughnessTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".metallicRoughnessTexture", SlotMetallicRoughness); err != nil {
 					return err
 				}
 			}
@@ -664,7 +670,7 @@ func (l *gltfLoader) loadMaterials() error {
 				return fmt.Errorf("%s has no index", tp)
 			}
 			var err error
-			if m.NormalTexture, err = texture(*nt.Index, nt.TexCoord, nt.Extensions, tp, &m.UV[SlotNormal]); err != nil {
+			if m.NormalTexture, err = texture(*nt.Index, nt.TexCoord, nt.Extensions, tp, SlotNormal); err != nil {
 				return err
 			}
 			if sc := nt.ScaleOrDefault(); math.IsNaN(sc) || math.Abs(sc) > 1e6 {
@@ -679,7 +685,7 @@ func (l *gltfLoader) loadMaterials() error {
 				return fmt.Errorf("%s has no index", tp)
 			}
 			var err error
-			if m.OcclusionTexture, err = texture(*ot.Index, ot.TexCoord, ot.Extensions, tp, &m.UV[SlotOcclusion]); err != nil {
+			if m.OcclusionTexture, err = texture(*ot.Index, ot.TexCoord, ot.Extensions, tp, SlotOcclusion); err != nil {
 				return err
 			}
 			st := ot.StrengthOrDefault()
@@ -690,7 +696,7 @@ func (l *gltfLoader) loadMaterials() error {
 		}
 		if et := gm.EmissiveTexture; et != nil {
 			var err error
-			if m.EmissiveTexture, err = texture(et.Index, et.TexCoord, et.Extensions, path+".emissiveTexture", &m.UV[SlotEmissive]); err != nil {
+			if m.EmissiveTexture, err = texture(et.Index, et.TexCoord, et.Extensions, path+".emissiveTexture", SlotEmissive); err != nil {
 				return err
 			}
 		}
@@ -862,15 +868,11 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 		p.Mode = gl.Enum(*mode) // glTF modes are GL's POINTS..TRIANGLE_FAN; validateRaw checked the range
 	}
 	p.Lit = p.Mode == gl.TRIANGLES || p.Mode == gl.TRIANGLE_STRIP || p.Mode == gl.TRIANGLE_FAN
-	texCoord := 0
 	if gp.Material != nil {
 		if *gp.Material < 0 || *gp.Material >= len(l.doc.Materials) {
 			return p, fmt.Errorf("%s.material %d out of range (have %d)", path, *gp.Material, len(l.doc.Materials))
 		}
 		p.Material = *gp.Material
-		if pbr := l.doc.Materials[p.Material].PBRMetallicRoughness; pbr != nil && pbr.BaseColorTexture != nil {
-			texCoord = pbr.BaseColorTexture.TexCoord
-		}
 	} else {
 		p.Material = l.defaultMaterial()
 	}
@@ -886,7 +888,8 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 	attrs := []attr{
 		{"POSITION", 0, []int{3}},
 		{"NORMAL", 3, []int{3}},
-		{fmt.Sprintf("TEXCOORD_%d", texCoord), 6, []int{2}},
+		{"TEXCOORD_0", 6, []int{2}},
+		{"TEXCOORD_1", 16, []int{2}},
 		{"COLOR_0", 8, []int{3, 4}},
 		{"TANGENT", 12, []int{4}},
 	}
@@ -974,7 +977,11 @@ func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (
 		p.Tangents = false // unwelded: per-face tangents are generated below
 	}
 	if p.Lit && !p.Tangents && gp.Material != nil && l.doc.Materials[*gp.Material].NormalTexture != nil {
-		generateTangents(&p)
+		uvOff := 6
+		if l.model.Materials[p.Material].TexCoord[SlotNormal] == 1 {
+			uvOff = 16
+		}
+		generateTangents(&p, uvOff)
 	}
 	if p.Count() == 0 {
 		return p, fmt.Errorf("%s draws no vertices", path)
@@ -1381,9 +1388,10 @@ func modelCamera(gc *gltf.Camera, path string) (ModelCamera, error) {
 // texture coordinates (for normal maps, when the file has no TANGENT): each
 // triangle's tangent and bitangent are the directions in which u and v
 // grow across it; they are summed at the vertices, made orthogonal to the
-// normal, and the bitangent's handedness goes in w. Degenerate UVs leave a
+// normal, and the bitangent's handedness goes in w. uvOff is the offset
+// in the vertex of the normal map's texture coordinates. Degenerate UVs leave a
 // tangent orthogonal to the normal.
-func generateTangents(p *Primitive) {
+func generateTangents(p *Primitive, uvOff int) {
 	nv := len(p.Vertices) / ModelVertexFloats
 	tan := make([][3]float32, nv)
 	bit := make([][3]float32, nv)
@@ -1418,8 +1426,8 @@ func generateTangents(p *Primitive) {
 		a, b, c := vert(t[0]), vert(t[1]), vert(t[2])
 		e1 := [3]float32{b[0] - a[0], b[1] - a[1], b[2] - a[2]}
 		e2 := [3]float32{c[0] - a[0], c[1] - a[1], c[2] - a[2]}
-		du1, dv1 := b[6]-a[6], b[7]-a[7]
-		du2, dv2 := c[6]-a[6], c[7]-a[7]
+		du1, dv1 := b[uvOff]-a[uvOff], b[uvOff+1]-a[uvOff+1]
+		du2, dv2 := c[uvOff]-a[uvOff], c[uvOff+1]-a[uvOff+1]
 		det := du1*dv2 - du2*dv1
 		if det == 0 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
@@ -421,5 +422,40 @@ func TestMetallicRoughnessReference(t *testing.T) {
 				t.Errorf("metal %v rough %v (texture %v): pixel %v, want %v", tc.metal, tc.rough, viaTexture, got, wq)
 			}
 		}
+	}
+}
+
+// TestSecondTexCoordSet: a texture that names TEXCOORD_1 reads the second
+// set. TEXCOORD_0 is (0, 0) everywhere (the red texel); TEXCOORD_1 spans
+// the quad, so its right half shows the green texel. With texCoord 0 the
+// whole quad is red.
+func TestSecondTexCoordSet(t *testing.T) {
+	img2 := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	img2.SetNRGBA(0, 0, color.NRGBA{255, 0, 0, 255})
+	img2.SetNRGBA(1, 0, color.NRGBA{0, 255, 0, 255})
+	for _, set := range []int{0, 1} {
+		q := newQuadDoc()
+		mat := unlitMaterial(1, 1, 1, 1)
+		mat.PBRMetallicRoughness.BaseColorTexture = &gltf.TextureInfo{Index: q.addTexture(t, img2), TexCoord: set}
+		q.addQuad(0, q.addMaterial(mat))
+		d := q.doc
+		prim := d.Meshes[0].Primitives[0]
+		prim.Attributes[gltf.TEXCOORD_1] = prim.Attributes[gltf.TEXCOORD_0]
+		prim.Attributes[gltf.TEXCOORD_0] = modeler.WriteTextureCoord(d, [][2]float32{{0, 0}, {0, 0}, {0, 0}, {0, 0}})
+		m := q.load(t)
+		want := quantize(1, 0, 0)
+		if set == 1 {
+			want = quantize(0, 1, 0)
+		}
+		if got := rgb(renderFront(t, m).NRGBAAt(3*matSize/4, matSize/2)); !near(got, want, 1) {
+			t.Errorf("texCoord %d: right half %v, want %v", set, got, want)
+		}
+	}
+	q := newQuadDoc()
+	mat := unlitMaterial(1, 1, 1, 1)
+	mat.PBRMetallicRoughness.BaseColorTexture = &gltf.TextureInfo{Index: q.addTexture(t, img2), TexCoord: 2}
+	q.addQuad(0, q.addMaterial(mat))
+	if _, err := loadDoc(q); err == nil || !strings.Contains(err.Error(), "materials[0].pbrMetallicRoughness.baseColorTexture.texCoord 2: only TEXCOORD_0 and TEXCOORD_1 are drawn") {
+		t.Errorf("texCoord 2: err %v", err)
 	}
 }

@@ -59,8 +59,9 @@ type ModelMesh struct {
 // ModelVertexFloats is the number of float32s per vertex in
 // Primitive.Vertices: position xyz, normal xyz, texture coordinate st,
 // colour rgba, tangent xyzw (w: the bitangent's sign; meaningful when
-// Primitive.Tangents is set).
-const ModelVertexFloats = 16
+// Primitive.Tangents is set), second texture coordinate st (glTF's
+// TEXCOORD_1).
+const ModelVertexFloats = 18
 
 // Primitive is one draw call's geometry: interleaved vertices and optional
 // indices, drawn with one material.
@@ -122,6 +123,9 @@ type Material struct {
 	Unlit             bool    // KHR_materials_unlit: the base colour only, no lighting
 	// UV holds each texture's KHR_texture_transform, indexed by TextureSlot.
 	UV [NumTextureSlots]UVTransform
+	// TexCoord is each texture's coordinate set: 0 (the vertex's first st)
+	// or 1 (its second).
+	TexCoord [NumTextureSlots]int
 }
 
 // AlphaMode is glTF's material.alphaMode.
@@ -288,7 +292,7 @@ func ModelFromMesh(mesh *Mesh, tex image.Image) *Model {
 	p.Vertices = make([]float32, 0, n*ModelVertexFloats)
 	for i := 0; i < n; i++ {
 		v := mesh.Vertices[i*8 : i*8+8]
-		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1, 0, 0, 0, 1)
+		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1, 0, 0, 0, 1, 0, 0)
 	}
 	p.Indices = append([]uint32(nil), mesh.Indices...)
 	m := &Model{
