@@ -189,7 +189,7 @@ func cmdRender(args []string) error {
 		return fmt.Errorf("-cores %d: must not be negative", *cores)
 	}
 	if *turntable < 0 || *turntable > 3600 {
-		return fmt.Errorf("-turntable %d out of range 1..3600", *turntable)
+		return fmt.Errorf("-turntable %d out of range 0..3600 (0: a still image)", *turntable)
 	}
 	if *modelFlag != "" {
 		if len(models) > 0 {
