@@ -1503,9 +1503,16 @@ func (l *gltfLoader) loadSkins() error {
 		}
 		l.model.Skins = append(l.model.Skins, sk)
 	}
+	skinned := 0
 	for _, in := range l.model.Instances {
 		if in.Skin < 0 {
 			continue
+		}
+		for _, p := range l.model.Meshes[in.Mesh].Primitives {
+			skinned += len(p.Vertices) / ModelVertexFloats
+		}
+		if skinned > maxSkinnedVertices {
+			return fmt.Errorf("skinned instances have more than %d vertices in all (each instance is posed separately)", maxSkinnedVertices)
 		}
 		nj := len(l.model.Skins[in.Skin].Joints)
 		for pi, p := range l.model.Meshes[in.Mesh].Primitives {
@@ -1518,6 +1525,10 @@ func (l *gltfLoader) loadSkins() error {
 	}
 	return nil
 }
+
+// maxSkinnedVertices bounds the vertices Pose copies for skinned instances
+// (about 150 MB of vertex data).
+const maxSkinnedVertices = 1 << 21
 
 // maxJoints bounds a skin's joints (each costs a matrix per posed vertex
 // weight lookup; real skins have tens to a few hundred).
