@@ -165,3 +165,19 @@ func TestRSSCreateRenderCloseCycles(t *testing.T) {
 		t.Errorf("RSS peaked %d MB above the warm level during the cycles, want < 64 MB", grew/mb)
 	}
 }
+
+// BenchmarkCreateRenderClose times a context's whole life (create, render
+// the default scene at 256², read back, close) and reports the process's
+// RSS growth over the run (rss-growth-MB: near 0 when Close gives
+// everything back) and its peak (peak-rss-MB).
+func BenchmarkCreateRenderClose(b *testing.B) {
+	start := settledRSS(b)
+	peak := start
+	for b.Loop() {
+		ctx := renderSpot(b, 256)
+		peak = max(peak, rss(b))
+		ctx.Close()
+	}
+	b.ReportMetric(float64(settledRSS(b)-start)/mb, "rss-growth-MB")
+	b.ReportMetric(float64(peak)/mb, "peak-rss-MB")
+}
