@@ -284,3 +284,42 @@ func TestRenderTime(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRenderArgs feeds arbitrary argument lists (NUL-separated) to the
+// render flag parsing: it must return an error or positional arguments
+// taken from the input, never panic; -time and -yaw values parse to finite
+// numbers or errors.
+func FuzzRenderArgs(f *testing.F) {
+	f.Add("model.glb\x00-o\x00x.png\x00-time\x00500ms")
+	f.Add("-yaw\x00NaN\x00--\x00-o")
+	f.Add("-time\x001e309\x00a\x00b\x00-width\x00-3")
+	f.Fuzz(func(t *testing.T, s string) {
+		args := strings.Split(s, "\x00")
+		fs := newFlagSet("render", "")
+		fs.String("o", "", "")
+		fs.Int("width", 1024, "")
+		var at animTimeFlag
+		var yaw optFloat
+		fs.Var(&at, "time", "")
+		fs.Var(&yaw, "yaw", "")
+		pos, err := parseInterspersed(fs, args)
+		if err != nil {
+			return
+		}
+		in := map[string]bool{}
+		for _, a := range args {
+			in[a] = true
+		}
+		for _, p := range pos {
+			if !in[p] {
+				t.Fatalf("positional %q not in the input %q", p, args)
+			}
+		}
+		if at.set && (at.seconds < 0 || math.IsNaN(float64(at.seconds)) || math.IsInf(float64(at.seconds), 0)) {
+			t.Fatalf("-time parsed to %v", at.seconds)
+		}
+		if yaw.set && (math.IsNaN(yaw.v) || math.IsInf(yaw.v, 0)) {
+			t.Fatalf("-yaw parsed to %v", yaw.v)
+		}
+	})
+}
