@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"time"
 
 	"github.com/tilegpu/tilegpu/driver/tg"
@@ -28,9 +29,13 @@ import (
 
 // Config describes the context to create. Zero fields take the defaults.
 type Config struct {
-	Width, Height int // default framebuffer size in pixels (required, 1..8192)
-	Cores         int // render worker cores; 0: runtime.GOMAXPROCS(0)
-	// MemorySize is the GPU's physical memory in bytes; 0: hw.DefaultMemorySize.
+	Width, Height int // default framebuffer size in pixels (required, 1..MaxSize)
+	Cores         int // render worker cores, 0..256; 0: runtime.GOMAXPROCS(0)
+	// MemorySize is the GPU's physical memory in bytes, a multiple of 4096
+	// in hw.MinMemorySize..hw.MaxMemorySize; 0: hw.DefaultMemorySize
+	// (256 MiB). Only the memory the GPU uses is committed, and Close
+	// returns it to the OS, so a large size costs address space, not RAM.
+	// A size too small for the framebuffer is an error from NewContext.
 	MemorySize int
 	// JobTimeout is the kernel watchdog: how long the GPU may go without
 	// finishing any work (a shader batch, vertex or tile) before it is
@@ -61,15 +66,18 @@ type Context struct {
 	closed bool
 }
 
-// maxSize is the largest framebuffer the kernel renders (256 tiles of 32
-// pixels, the MSAA tile size, per side).
-const maxSize = 8192
+// MaxSize is the largest default framebuffer side, in pixels: the
+// driver's render-target limit (GL_MAX_RENDERBUFFER_SIZE and
+// GL_MAX_VIEWPORT_DIMS report the same). The kernel's render-list
+// generator would accept 8192 (256 tiles of 32 pixels per side), but a
+// 4096² RGBA8 colour plus depth/stencil buffer is already 128 MiB.
+const MaxSize = 4096
 
 // NewContext builds the whole stack. The default framebuffer starts with
 // undefined contents (zero); the viewport and scissor box cover it.
 func NewContext(cfg Config) (*Context, error) {
-	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxSize || cfg.Height > maxSize {
-		return nil, fmt.Errorf("tilegpu: framebuffer size %dx%d not in 1..%d", cfg.Width, cfg.Height, maxSize)
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxSize || cfg.Height > MaxSize {
+		return nil, fmt.Errorf("tilegpu: framebuffer size %dx%d not in 1..%d", cfg.Width, cfg.Height, MaxSize)
 	}
 	if cfg.Cores < 0 || cfg.MemorySize < 0 || cfg.JobTimeout < 0 {
 		return nil, errors.New("tilegpu: Cores, MemorySize and JobTimeout must not be negative")
@@ -77,9 +85,16 @@ func NewContext(cfg Config) (*Context, error) {
 	if !cfg.FaultPolicy.Valid() {
 		return nil, fmt.Errorf("tilegpu: unknown fault policy %d", cfg.FaultPolicy)
 	}
-	c := &Context{cfg: cfg}
-	c.gpu = hw.New(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
-	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, FaultPolicy: cfg.FaultPolicy, Capture: cfg.Capture})
+	gpu, err := hw.Open(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
+	if err != nil {
+		return nil, fmt.Errorf("tilegpu: %w", err)
+	}
+	c := &Context{cfg: cfg, gpu: gpu}
+	// A Context is the only client of its device, so its quota is all of
+	// the GPU's memory (the kernel caps it there); the default quota of
+	// half exists to protect other clients of a shared device.
+	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, FaultPolicy: cfg.FaultPolicy,
+		MemoryQuota: math.MaxInt64, Capture: cfg.Capture})
 	f, err := c.dev.Open()
 	if err != nil {
 		c.teardown()
@@ -110,6 +125,9 @@ func NewContext(cfg Config) (*Context, error) {
 	}
 	return c, nil
 }
+
+// Size returns the default framebuffer's width and height in pixels.
+func (c *Context) Size() (width, height int) { return c.cfg.Width, c.cfg.Height }
 
 // GL returns the GL ES 2.0 context. It also implements gles.Robustness
 // (GetGraphicsResetStatus, GL_KHR_robustness): after the GPU reset the

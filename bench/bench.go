@@ -104,14 +104,21 @@ type Scene struct {
 }
 
 // Setup creates the scene's FBO (RGBA8 texture + 24-bit depth renderbuffer),
-// buffers, textures and program on ctx, as glbench.c does.
-func Setup(ctx gl.Context, name string, opt Options) (*Scene, error) {
-	s := &Scene{Name: name, opt: opt, ctx: ctx, quadAlpha: 1, uColor: gl.Uniform{Value: -1}}
+// buffers, textures and program on ctx, as glbench.c does. Release deletes
+// them; on error Setup deletes what it made.
+func Setup(ctx gl.Context, name string, opt Options) (s *Scene, err error) {
 	switch name {
 	case "fill", "blend", "tex", "tris":
 	default:
 		return nil, fmt.Errorf("bench: unknown scene %q (want fill, blend, tex or tris)", name)
 	}
+	s = &Scene{Name: name, opt: opt, ctx: ctx, quadAlpha: 1, uColor: gl.Uniform{Value: -1}}
+	made := s // the error returns below set s to nil
+	defer func() {
+		if err != nil {
+			made.Release()
+		}
+	}()
 	W, H := opt.Width, opt.Height
 
 	s.colorTex = ctx.CreateTexture()
@@ -130,7 +137,6 @@ func Setup(ctx gl.Context, name string, opt Options) (*Scene, error) {
 	}
 	ctx.Viewport(0, 0, W, H)
 
-	var err error
 	if name != "tris" {
 		s.quads = true
 		quad := []float32{-1, -1, 1, -1, -1, 1, 1, 1}
@@ -208,6 +214,28 @@ func Setup(ctx gl.Context, name string, opt Options) (*Scene, error) {
 		return nil, fmt.Errorf("bench: %s: GL error 0x%x during setup", name, e)
 	}
 	return s, nil
+}
+
+// Release deletes every GL object Setup created (framebuffer, its
+// attachments, buffers, textures, program) and binds the default
+// framebuffer; the Scene must not be used afterwards.
+func (s *Scene) Release() {
+	ctx := s.ctx
+	ctx.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
+	ctx.DeleteFramebuffer(s.fbo)
+	ctx.DeleteRenderbuffer(s.depthRB)
+	ctx.DeleteTexture(s.colorTex)
+	for _, b := range s.buffers {
+		ctx.DeleteBuffer(b)
+	}
+	for _, t := range s.textures {
+		ctx.DeleteTexture(t)
+	}
+	if s.prog.Init {
+		ctx.UseProgram(gl.Program{})
+		ctx.DeleteProgram(s.prog)
+	}
+	s.buffers, s.textures = nil, nil
 }
 
 // Frame draws one frame: clear, the scene's draws, glFlush.
@@ -337,33 +365,42 @@ func Sphere(stacks, slices int) ([]float32, []uint32) {
 }
 
 // Program compiles and links a program with a_pos at attribute 0 and a_nrm at
-// 1, returning the info log as the error on failure.
+// 1, returning the info log as the error on failure. The shaders are
+// flagged for deletion (they go with the program); on failure nothing it
+// created is left.
 func Program(ctx gl.Context, vs, fs string) (gl.Program, error) {
 	compile := func(ty gl.Enum, src string) (gl.Shader, error) {
 		s := ctx.CreateShader(ty)
 		ctx.ShaderSource(s, src)
 		ctx.CompileShader(s)
 		if ctx.GetShaderi(s, gl.COMPILE_STATUS) == 0 {
-			return s, fmt.Errorf("compile: %s", ctx.GetShaderInfoLog(s))
+			err := fmt.Errorf("compile: %s", ctx.GetShaderInfoLog(s))
+			ctx.DeleteShader(s)
+			return gl.Shader{}, err
 		}
 		return s, nil
 	}
-	p := ctx.CreateProgram()
 	v, err := compile(gl.VERTEX_SHADER, vs)
 	if err != nil {
-		return p, err
+		return gl.Program{}, err
 	}
 	f, err := compile(gl.FRAGMENT_SHADER, fs)
 	if err != nil {
-		return p, err
+		ctx.DeleteShader(v)
+		return gl.Program{}, err
 	}
+	p := ctx.CreateProgram()
 	ctx.AttachShader(p, v)
 	ctx.AttachShader(p, f)
+	ctx.DeleteShader(v)
+	ctx.DeleteShader(f)
 	ctx.BindAttribLocation(p, gl.Attrib{Value: 0}, "a_pos")
 	ctx.BindAttribLocation(p, gl.Attrib{Value: 1}, "a_nrm")
 	ctx.LinkProgram(p)
 	if ctx.GetProgrami(p, gl.LINK_STATUS) == 0 {
-		return p, fmt.Errorf("link: %s", ctx.GetProgramInfoLog(p))
+		err := fmt.Errorf("link: %s", ctx.GetProgramInfoLog(p))
+		ctx.DeleteProgram(p)
+		return gl.Program{}, err
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/bench"
+	"github.com/tilegpu/tilegpu/gl"
 )
 
 // testOptions is the size the reference images in testdata were rendered at
@@ -115,5 +116,40 @@ func BenchmarkScenes(b *testing.B) {
 			}
 			ctx.GL().Finish()
 		})
+	}
+}
+
+// TestSceneRelease sets up, runs and releases each scene many times on one
+// context whose GPU memory holds only a few scenes (the tex scene's
+// 1024² texture alone is 4 MiB): anything left behind runs it out of
+// memory; afterwards no object name is left.
+func TestSceneRelease(t *testing.T) {
+	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 1, Height: 1, Cores: 1, MemorySize: 12 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	g := ctx.GL()
+	opt := bench.DefaultOptions()
+	opt.Width, opt.Height, opt.Quads = 64, 36, 2
+	opt.Stacks, opt.Slices = 8, 8
+	for i := 0; i < 12; i++ {
+		for _, name := range bench.Names() {
+			sc, err := bench.Setup(g, name, opt)
+			if err != nil {
+				t.Fatalf("round %d, %s: %v", i, name, err)
+			}
+			sc.Run(1)
+			sc.Release()
+		}
+	}
+	if e := g.GetError(); e != gl.NO_ERROR {
+		t.Fatalf("GL error 0x%x", e)
+	}
+	for n := uint32(1); n < 256; n++ {
+		if g.IsBuffer(gl.Buffer{Value: n}) || g.IsTexture(gl.Texture{Value: n}) || g.IsProgram(gl.Program{Value: n}) ||
+			g.IsShader(gl.Shader{Value: n}) || g.IsFramebuffer(gl.Framebuffer{Value: n}) || g.IsRenderbuffer(gl.Renderbuffer{Value: n}) {
+			t.Fatalf("object %d still exists", n)
+		}
 	}
 }

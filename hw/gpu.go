@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -9,16 +10,22 @@ import (
 
 // Config fixes a GPU's shape at construction; it is read-only afterwards.
 type Config struct {
-	MemorySize int // bytes of physical memory; default 1 GiB
+	// MemorySize is the bytes of physical memory, a multiple of 4096 in
+	// MinMemorySize..MaxMemorySize; 0 means DefaultMemorySize. Only the
+	// pages the GPU touches are committed (see arena.go).
+	MemorySize int
 	Cores      int // render worker goroutines; default runtime.GOMAXPROCS(0)
 }
 
-// DefaultMemorySize is the arena size used when Config.MemorySize is 0.
-const DefaultMemorySize = 1 << 30
+// DefaultMemorySize is the arena size used when Config.MemorySize is 0:
+// a 4096² colour and depth/stencil buffer (128 MiB) with room to spare for
+// textures, buffers and binning memory.
+const DefaultMemorySize = 256 << 20
 
 // GPU is one virtual TG GPU. All methods are safe for concurrent use.
 type GPU struct {
 	mem   []byte
+	arena *arena
 	cores int
 	start time.Time
 
@@ -66,22 +73,47 @@ type GPU struct {
 	wg     sync.WaitGroup
 }
 
-// New builds a GPU and starts its command processors.
+// New builds a GPU and starts its command processors. It panics where Open
+// returns an error; it is for tests and tools with a known-good Config.
 func New(cfg Config) *GPU {
-	if cfg.MemorySize <= 0 {
+	g, err := Open(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// maxCores bounds Config.Cores: each core is a goroutine with its own tile
+// buffer and shader state.
+const maxCores = 256
+
+// Open builds a GPU and starts its command processors. A Config outside
+// the documented ranges is an error (wrapping ErrMemorySize for the size).
+func Open(cfg Config) (*GPU, error) {
+	if cfg.MemorySize == 0 {
 		cfg.MemorySize = DefaultMemorySize
 	}
-	if cfg.Cores <= 0 {
+	if err := checkMemorySize(cfg.MemorySize); err != nil {
+		return nil, err
+	}
+	if cfg.Cores < 0 || cfg.Cores > maxCores {
+		return nil, fmt.Errorf("hw: %d cores not in 0..%d", cfg.Cores, maxCores)
+	}
+	if cfg.Cores == 0 {
 		cfg.Cores = runtime.GOMAXPROCS(0)
 	}
 	g := &GPU{
-		mem:        make([]byte, cfg.MemorySize),
 		cores:      cfg.Cores,
 		start:      time.Now(),
 		intrWake:   make(chan struct{}, 1),
 		memChanged: make(chan struct{}),
 		quit:       make(chan struct{}),
 	}
+	a, err := newArena(g, cfg.MemorySize)
+	if err != nil {
+		return nil, err
+	}
+	g.arena, g.mem = a, a.mem
 	g.overflowCond = sync.NewCond(&g.mu)
 	g.render = newRenderer(g, cfg.Cores)
 	for e := range g.engines {
@@ -93,7 +125,7 @@ func New(cfg Config) *GPU {
 		g.wg.Add(1)
 		go e.run()
 	}
-	return g
+	return g, nil
 }
 
 // Memory returns the physical arena; PA = index.
@@ -110,7 +142,18 @@ func (g *GPU) SetInterruptHandler(h func()) {
 	g.kickInterrupt()
 }
 
-// Close stops every GPU goroutine. The GPU must not be used afterwards.
+// ZeroMemory makes physical memory [pa, pa+n) read as zero. On the mapped
+// arena whole pages are given back to the OS rather than written, so
+// freshly allocated memory is committed only when the GPU uses it.
+func (g *GPU) ZeroMemory(pa, n uint32) {
+	if uint64(pa)+uint64(n) > uint64(len(g.mem)) {
+		panic(fmt.Sprintf("BUG: hw: ZeroMemory [%#x, +%#x) outside the arena", pa, n))
+	}
+	g.arena.zero(int(pa), int(n))
+}
+
+// Close stops every GPU goroutine and returns the committed memory to the
+// OS. The GPU must not be used afterwards (the arena then reads as zeros).
 func (g *GPU) Close() {
 	if g.closed.Swap(true) {
 		return
@@ -122,6 +165,7 @@ func (g *GPU) Close() {
 	g.notifyMemChanged()
 	g.wg.Wait()
 	g.render.close()
+	g.arena.release()
 }
 
 func (g *GPU) timestamp() uint64 { return uint64(time.Since(g.start).Nanoseconds()) }

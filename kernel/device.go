@@ -321,7 +321,7 @@ func (d *Device) allocBOLocked(c *gpuContext, bytes uint32, writable, kernel boo
 		return nil, errorf(ENOMEM, "out of GPU memory: %d contiguous pages requested, largest free run %d of %d free", pages, d.phys.largestFree(), d.phys.total-d.phys.used)
 	}
 	b := &bo{ctx: c, pa: pg << pageShift, pages: pages}
-	clear(d.mem[b.pa : b.pa+b.size()])
+	d.zeroMemory(b.pa, b.size())
 	va, err := c.as.allocVA(pages, kernel)
 	if err != nil {
 		d.phys.release(pg, pages)

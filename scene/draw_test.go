@@ -139,8 +139,10 @@ func colourClass(c color.NRGBA) string {
 	if hi < 40 {
 		return ""
 	}
+	// A lit dielectric reflects about 4% of the light white (Fresnel), so
+	// a saturated texel's weak channels are a few levels above the texel's.
 	high := func(x int) bool { return x*2 > hi }
-	low := func(x int) bool { return x*5 < hi }
+	low := func(x int) bool { return x*4 < hi }
 	switch {
 	case high(r) && low(g) && low(b):
 		return "red"
@@ -242,7 +244,9 @@ func TestTextureSettingsTest(t *testing.T) {
 func TestBoxVertexColors(t *testing.T) {
 	m := loadTestModel(t, "BoxVertexColors/BoxVertexColors.gltf")
 	const size = 128
-	v := DefaultView(m)
+	// From the front-right and above, so that three faces show (the
+	// default view is from the front).
+	v := View{Yaw: 0.6, Pitch: 0.35}
 	img, _ := renderModel(t, m, size, v)
 	for _, p := range [][3]float32{
 		{0.15, 0.15, 1}, {0.85, 0.15, 1}, {0.15, 0.85, 1}, {0.5, 0.5, 1}, // front (+Z)
@@ -508,5 +512,88 @@ func TestDrawModelTwice(t *testing.T) {
 	}
 	if c := frames[0].NRGBAAt(24, 24); c == (color.NRGBA{46, 51, 61, 255}) {
 		t.Error("nothing drawn at the centre")
+	}
+}
+
+// TestDrawHelpersReleaseWhatTheyCreate calls each scene helper many times on
+// one context whose GPU memory holds only a few frames' worth of objects
+// (Spot's 1024² mipmapped texture alone is 5.6 MB): a helper that leaves a
+// buffer, texture or program behind runs out of memory within a handful of
+// calls, as DrawSpot once did on its 186th call with 1 GiB.
+func TestDrawHelpersReleaseWhatTheyCreate(t *testing.T) {
+	const calls = 20
+	truck := loadTestModel(t, "CesiumMilkTruck/CesiumMilkTruck.gltf")
+	for _, tc := range []struct {
+		name string
+		draw func(g gl.Context) error
+	}{
+		{"DrawSpot", func(g gl.Context) error { _, err := DrawSpot(g, 32, 32); return err }},
+		{"DrawModel", func(g gl.Context) error { _, err := DrawModel(g, truck, 32, 32); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 32, Height: 32, Cores: 1, MemorySize: 32 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ctx.Close()
+			g := ctx.GL()
+			for i := range calls {
+				if err := tc.draw(g); err != nil {
+					t.Fatalf("call %d: %v", i+1, err)
+				}
+				g.Finish()
+			}
+			// Nothing the helper created is left: object names are not
+			// objects any more.
+			for n := uint32(1); n < 64; n++ {
+				if g.IsBuffer(gl.Buffer{Value: n}) || g.IsTexture(gl.Texture{Value: n}) || g.IsProgram(gl.Program{Value: n}) || g.IsShader(gl.Shader{Value: n}) {
+					t.Fatalf("object %d still exists after %d calls", n, calls)
+				}
+			}
+		})
+	}
+}
+
+// TestAutoFramingFillsTheFrame: the default view shows a model from its
+// front and fits it to the frame: the drawn pixels span nearly the whole
+// frame in the limiting direction (the margin is 4% of the distance) and
+// are centred. The Box is a 1×1×1 cube seen from slightly above; the
+// teapot is wider than tall, so it fills the width of a square frame and
+// the height of a wide one.
+func TestAutoFramingFillsTheFrame(t *testing.T) {
+	bg := color.NRGBA{46, 51, 61, 255}
+	for _, tc := range []struct {
+		file string
+		w, h int
+	}{{"Box/Box.gltf", 96, 96}, {"teapot/utah_teapot.stl", 96, 96}, {"teapot/utah_teapot.stl", 160, 64}} {
+		m := loadTestModel(t, tc.file)
+		ctx, err := tilegpu.NewContext(tilegpu.Config{Width: tc.w, Height: tc.h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DrawModel(ctx.GL(), m, tc.w, tc.h); err != nil {
+			t.Fatal(err)
+		}
+		img, err := ctx.Image()
+		ctx.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x0, y0, x1, y1 := tc.w, tc.h, -1, -1
+		for y := 0; y < tc.h; y++ {
+			for x := 0; x < tc.w; x++ {
+				if img.NRGBAAt(x, y) != bg {
+					x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+				}
+			}
+		}
+		fw, fh := float64(x1-x0+1)/float64(tc.w), float64(y1-y0+1)/float64(tc.h)
+		t.Logf("%s at %d×%d: drawn %d..%d × %d..%d (%.0f%% × %.0f%%)", tc.file, tc.w, tc.h, x0, x1, y0, y1, 100*fw, 100*fh)
+		if max(fw, fh) < 0.85 {
+			t.Errorf("%s at %d×%d: the model spans %.0f%% × %.0f%% of the frame, want ≥ 85%% in one direction", tc.file, tc.w, tc.h, 100*fw, 100*fh)
+		}
+		if cx := float64(x0+x1+1) / 2; math.Abs(cx-float64(tc.w)/2) > float64(tc.w)/20 {
+			t.Errorf("%s: drawn region centred at x = %.1f of %d", tc.file, cx, tc.w)
+		}
 	}
 }

@@ -14,119 +14,69 @@ import (
 	"math"
 	"strings"
 
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/ext/texturetransform"
+	"github.com/qmuntal/gltf/ext/unlit"
+
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/internal/vmath"
 )
 
-// The glTF 2.0 document, as much of it as the loader reads. Optional indices
-// are pointers so that "absent" differs from 0.
-type gltfDoc struct {
-	Asset struct {
-		Version    string `json:"version"`
-		MinVersion string `json:"minVersion"`
-	} `json:"asset"`
-	ExtensionsRequired []string `json:"extensionsRequired"`
-	Scene              *int     `json:"scene"`
-	Scenes             []struct {
-		Nodes []int `json:"nodes"`
-	} `json:"scenes"`
-	Nodes       []gltfNode       `json:"nodes"`
-	Meshes      []gltfMesh       `json:"meshes"`
-	Accessors   []gltfAccessor   `json:"accessors"`
-	BufferViews []gltfBufferView `json:"bufferViews"`
-	Buffers     []gltfBuffer     `json:"buffers"`
-	Materials   []gltfMaterial   `json:"materials"`
-	Textures    []gltfTexture    `json:"textures"`
-	Images      []gltfImage      `json:"images"`
-	Samplers    []gltfSampler    `json:"samplers"`
-}
+// The document model is github.com/qmuntal/gltf's (gltf.Document, with the
+// typed KHR extensions it registers). tilegpu keeps two things on top of it:
+//
+//   - the bytes: the .glb container, data: URIs and external files are read
+//     here, with limits checked before anything is allocated (qmuntal's
+//     Decoder allocates a buffer's declared byteLength before reading it);
+//   - the JSON paths of errors. qmuntal's enum types decode an unknown value
+//     (componentType 5124, mode 9, wrapS 1234, alphaMode "FOO") as their
+//     zero value, its fixed-size arrays hide a matrix of 3 numbers, and it
+//     reads the zero quaternion as "absent"; gltfRaw decodes just those
+//     fields as written so that validate can name what was wrong.
 
-type gltfNode struct {
-	Name        string    `json:"name"`
-	Children    []int     `json:"children"`
-	Mesh        *int      `json:"mesh"`
+// gltfRawNode is a node's transform as written.
+type gltfRawNode struct {
 	Matrix      []float64 `json:"matrix"`
 	Translation []float64 `json:"translation"`
 	Rotation    []float64 `json:"rotation"`
 	Scale       []float64 `json:"scale"`
 }
 
-type gltfMesh struct {
-	Name       string          `json:"name"`
-	Primitives []gltfPrimitive `json:"primitives"`
-}
-
-type gltfPrimitive struct {
-	Attributes map[string]int `json:"attributes"`
-	Indices    *int           `json:"indices"`
-	Material   *int           `json:"material"`
-	Mode       *int           `json:"mode"`
-}
-
-type gltfAccessor struct {
-	BufferView    *int   `json:"bufferView"`
-	ByteOffset    int    `json:"byteOffset"`
-	ComponentType int    `json:"componentType"`
-	Normalized    bool   `json:"normalized"`
-	Count         int    `json:"count"`
-	Type          string `json:"type"`
-	Sparse        *struct {
-		Count   int `json:"count"`
-		Indices struct {
-			BufferView    int `json:"bufferView"`
-			ByteOffset    int `json:"byteOffset"`
-			ComponentType int `json:"componentType"`
-		} `json:"indices"`
-		Values struct {
-			BufferView int `json:"bufferView"`
-			ByteOffset int `json:"byteOffset"`
-		} `json:"values"`
-	} `json:"sparse"`
-}
-
-type gltfBufferView struct {
-	Buffer     int `json:"buffer"`
-	ByteOffset int `json:"byteOffset"`
-	ByteLength int `json:"byteLength"`
-	ByteStride int `json:"byteStride"`
-}
-
-type gltfBuffer struct {
-	URI        *string `json:"uri"`
-	ByteLength int     `json:"byteLength"`
-}
-
-type gltfTextureInfo struct {
-	Index    int `json:"index"`
-	TexCoord int `json:"texCoord"`
-}
-
-type gltfMaterial struct {
-	Name string `json:"name"`
-	PBR  *struct {
-		BaseColorFactor  []float64        `json:"baseColorFactor"`
-		BaseColorTexture *gltfTextureInfo `json:"baseColorTexture"`
-	} `json:"pbrMetallicRoughness"`
-	DoubleSided bool `json:"doubleSided"`
-}
-
-type gltfTexture struct {
-	Name    string `json:"name"`
-	Sampler *int   `json:"sampler"`
-	Source  *int   `json:"source"`
-}
-
-type gltfImage struct {
-	URI        *string `json:"uri"`
-	MimeType   string  `json:"mimeType"`
-	BufferView *int    `json:"bufferView"`
-}
-
-type gltfSampler struct {
-	MagFilter *int `json:"magFilter"`
-	MinFilter *int `json:"minFilter"`
-	WrapS     *int `json:"wrapS"`
-	WrapT     *int `json:"wrapT"`
+// gltfRaw is the shadow of the fields whose qmuntal decoding loses what the
+// file said.
+type gltfRaw struct {
+	Asset struct {
+		Version    string `json:"version"`
+		MinVersion string `json:"minVersion"`
+	} `json:"asset"`
+	Accessors []struct {
+		ComponentType int    `json:"componentType"`
+		Type          string `json:"type"`
+		Sparse        *struct {
+			Indices struct {
+				ComponentType int `json:"componentType"`
+			} `json:"indices"`
+		} `json:"sparse"`
+	} `json:"accessors"`
+	Meshes []struct {
+		Primitives []struct {
+			Mode *int `json:"mode"`
+		} `json:"primitives"`
+	} `json:"meshes"`
+	Nodes     []gltfRawNode `json:"nodes"`
+	Materials []struct {
+		PBR *struct {
+			BaseColorFactor []float64 `json:"baseColorFactor"`
+		} `json:"pbrMetallicRoughness"`
+		EmissiveFactor []float64 `json:"emissiveFactor"`
+		AlphaMode      *string   `json:"alphaMode"`
+	} `json:"materials"`
+	Samplers []struct {
+		MagFilter *int `json:"magFilter"`
+		MinFilter *int `json:"minFilter"`
+		WrapS     *int `json:"wrapS"`
+		WrapT     *int `json:"wrapT"`
+	} `json:"samplers"`
 }
 
 // glTF component types (the GL enum values).
@@ -171,7 +121,8 @@ func LoadGLTF(r io.Reader) (*Model, error) {
 
 // gltfLoader holds one file's decoded state while it becomes a Model.
 type gltfLoader struct {
-	doc      gltfDoc
+	doc      *gltf.Document
+	raw      gltfRaw
 	bin      []byte // the .glb BIN chunk, if any
 	external func(uri string) ([]byte, error)
 	buffers  [][]byte
@@ -198,22 +149,14 @@ func (l *gltfLoader) load(data []byte) (*Model, error) {
 			return nil, err
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	if err := dec.Decode(&l.doc); err != nil {
-		return nil, fmt.Errorf("JSON: %w", err)
+	if err := l.decode(js); err != nil {
+		return nil, err
 	}
-	d := &l.doc
-	if d.Asset.Version == "" {
-		return nil, errors.New("asset.version missing")
-	}
-	if !strings.HasPrefix(d.Asset.Version, "2.") {
-		return nil, fmt.Errorf("asset.version %q: only glTF 2.x is supported", d.Asset.Version)
-	}
-	if d.Asset.MinVersion != "" && d.Asset.MinVersion != "2.0" {
-		return nil, fmt.Errorf("asset.minVersion %q: only glTF 2.0 is supported", d.Asset.MinVersion)
-	}
-	if len(d.ExtensionsRequired) > 0 {
-		return nil, fmt.Errorf("extensionsRequired: %q not supported", d.ExtensionsRequired)
+	d := l.doc
+	for k, e := range d.ExtensionsRequired {
+		if !supportedExtensions[e] {
+			return nil, fmt.Errorf("extensionsRequired[%d]: %q not supported", k, e)
+		}
 	}
 	if err := l.loadBuffers(); err != nil {
 		return nil, err
@@ -233,7 +176,18 @@ func (l *gltfLoader) load(data []byte) (*Model, error) {
 	if err := l.loadNodes(); err != nil {
 		return nil, err
 	}
+	if err := l.loadSkins(); err != nil {
+		return nil, err
+	}
+	if err := l.loadAnimations(); err != nil {
+		return nil, err
+	}
 	l.model.computeBounds()
+	if len(l.model.Skins) > 0 {
+		// Skinned meshes are drawn as their joints place them, even
+		// without an animation (glTF ignores the mesh node's transform).
+		return l.model.pose(-1), nil
+	}
 	return l.model, nil
 }
 
@@ -286,13 +240,13 @@ func (l *gltfLoader) loadBuffers() error {
 		}
 		var data []byte
 		switch {
-		case b.URI == nil && i == 0 && l.bin != nil:
+		case b.URI == "" && i == 0 && l.bin != nil:
 			data = l.bin
-		case b.URI == nil:
+		case b.URI == "":
 			return fmt.Errorf("%s has no uri (and is not a .glb BIN chunk)", path)
 		default:
 			var err error
-			if data, err = l.resolveURI(*b.URI); err != nil {
+			if data, err = l.resolveURI(b.URI); err != nil {
 				return fmt.Errorf("%s.uri: %w", path, err)
 			}
 		}
@@ -433,23 +387,18 @@ func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) 
 	if i < 0 || i >= len(l.doc.Accessors) {
 		return nil, 0, fmt.Errorf("%s: accessor %d out of range (have %d)", path, i, len(l.doc.Accessors))
 	}
-	a := l.doc.Accessors[i]
-	comps, rows := accessorShape(a.Type)
+	a, ra := l.doc.Accessors[i], l.raw.Accessors[i]
+	comps, rows := accessorShape(ra.Type)
 	if f, ok := l.floats[i]; ok {
 		return f, comps, nil
 	}
 	ap := fmt.Sprintf("accessors[%d]", i)
-	cs := componentSize(a.ComponentType)
-	if cs == 0 {
-		return nil, 0, fmt.Errorf("%s.componentType %d unknown", ap, a.ComponentType)
-	}
-	if comps == 0 {
-		return nil, 0, fmt.Errorf("%s.type %q unknown", ap, a.Type)
-	}
+	ct := ra.ComponentType
+	cs := componentSize(ct)
 	if a.Count < 1 {
 		return nil, 0, fmt.Errorf("%s.count %d must be at least 1", ap, a.Count)
 	}
-	if a.ComponentType == compFloat && a.Normalized {
+	if ct == compFloat && a.Normalized {
 		return nil, 0, fmt.Errorf("%s: normalized FLOAT is not allowed", ap)
 	}
 	// Element layout: matrix columns start on 4-byte boundaries.
@@ -488,7 +437,7 @@ func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) 
 			base := a.ByteOffset + e*stride
 			for c := 0; c < cols; c++ {
 				for r := 0; r < rows; r++ {
-					out[e*comps+c*rows+r] = readComponent(data[base+c*colBytes+r*cs:], a.ComponentType, a.Normalized)
+					out[e*comps+c*rows+r] = readComponent(data[base+c*colBytes+r*cs:], ct, a.Normalized)
 				}
 			}
 		}
@@ -498,9 +447,10 @@ func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) 
 		if s.Count < 1 || s.Count > a.Count || s.Count > maxSparseElements {
 			return nil, 0, fmt.Errorf("%s.count %d must be in 1..%d", sp, s.Count, a.Count)
 		}
-		ics := componentSize(s.Indices.ComponentType)
-		if s.Indices.ComponentType != compUByte && s.Indices.ComponentType != compUShort && s.Indices.ComponentType != compUInt {
-			return nil, 0, fmt.Errorf("%s.indices.componentType %d: want 5121, 5123 or 5125", sp, s.Indices.ComponentType)
+		ict := ra.Sparse.Indices.ComponentType
+		ics := componentSize(ict)
+		if ict != compUByte && ict != compUShort && ict != compUInt {
+			return nil, 0, fmt.Errorf("%s.indices.componentType %d: want 5121, 5123 or 5125", sp, ict)
 		}
 		idx, _, err := l.view(s.Indices.BufferView, sp+".indices")
 		if err != nil {
@@ -517,14 +467,14 @@ func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) 
 			return nil, 0, fmt.Errorf("%s.values: %d values reach past their bufferView", sp, s.Count)
 		}
 		for k := 0; k < s.Count; k++ {
-			e := int(readComponent(idx[s.Indices.ByteOffset+k*ics:], s.Indices.ComponentType, false))
+			e := int(readUint(idx[s.Indices.ByteOffset+k*ics:], ict))
 			if e < 0 || e >= a.Count {
 				return nil, 0, fmt.Errorf("%s.indices[%d] = %d out of range (count %d)", sp, k, e, a.Count)
 			}
 			base := s.Values.ByteOffset + k*elemSize
 			for c := 0; c < cols; c++ {
 				for r := 0; r < rows; r++ {
-					out[e*comps+c*rows+r] = readComponent(vals[base+c*colBytes+r*cs:], a.ComponentType, a.Normalized)
+					out[e*comps+c*rows+r] = readComponent(vals[base+c*colBytes+r*cs:], ct, a.Normalized)
 				}
 			}
 		}
@@ -538,15 +488,30 @@ func (l *gltfLoader) accessorFloats(i int, path string) ([]float32, int, error) 
 	return out, comps, nil
 }
 
+// readUint reads one unsigned integer component (indices are integers:
+// reading them through float32 would corrupt those at or above 2^24).
+func readUint(b []byte, ct int) uint32 {
+	switch ct {
+	case compUByte:
+		return uint32(b[0])
+	case compUShort:
+		return uint32(binary.LittleEndian.Uint16(b))
+	default: // compUInt
+		return binary.LittleEndian.Uint32(b)
+	}
+}
+
 // accessorIndices decodes an index accessor: SCALAR unsigned integers, each
-// below limit (the vertex count).
+// below limit (the vertex count), read as integers.
 func (l *gltfLoader) accessorIndices(i int, path string, limit int) ([]uint32, gl.Enum, error) {
 	if i < 0 || i >= len(l.doc.Accessors) {
 		return nil, 0, fmt.Errorf("%s: accessor %d out of range (have %d)", path, i, len(l.doc.Accessors))
 	}
-	a := l.doc.Accessors[i]
+	a, ra := l.doc.Accessors[i], l.raw.Accessors[i]
+	ap := fmt.Sprintf("accessors[%d]", i)
+	ct := ra.ComponentType
 	var ty gl.Enum
-	switch a.ComponentType {
+	switch ct {
 	case compUByte:
 		ty = gl.UNSIGNED_BYTE
 	case compUShort:
@@ -554,69 +519,226 @@ func (l *gltfLoader) accessorIndices(i int, path string, limit int) ([]uint32, g
 	case compUInt:
 		ty = gl.UNSIGNED_INT
 	default:
-		return nil, 0, fmt.Errorf("%s: accessors[%d].componentType %d: indices must be 5121, 5123 or 5125", path, i, a.ComponentType)
+		return nil, 0, fmt.Errorf("%s: %s.componentType %d: indices must be 5121, 5123 or 5125", path, ap, ct)
 	}
-	if a.Type != "SCALAR" || a.Normalized {
-		return nil, 0, fmt.Errorf("%s: accessors[%d] must be a SCALAR, not normalized", path, i)
+	if ra.Type != "SCALAR" || a.Normalized {
+		return nil, 0, fmt.Errorf("%s: %s must be a SCALAR, not normalized", path, ap)
 	}
-	f, _, err := l.accessorFloats(i, path)
-	if err != nil {
-		return nil, 0, err
+	if a.Count < 1 {
+		return nil, 0, fmt.Errorf("%s.count %d must be at least 1", ap, a.Count)
 	}
-	idx := make([]uint32, len(f))
-	for k, v := range f {
-		if v < 0 || v >= float32(limit) {
-			return nil, 0, fmt.Errorf("%s: accessors[%d] element %d = %v is not below the vertex count %d", path, i, k, v, limit)
+	cs := componentSize(ct)
+	var idx []uint32
+	if a.BufferView == nil {
+		if a.Count > maxZeroFloats {
+			return nil, 0, fmt.Errorf("%s: count %d without a bufferView exceeds %d", ap, a.Count, maxZeroFloats)
 		}
-		idx[k] = uint32(v)
+		idx = make([]uint32, a.Count)
+	} else {
+		data, stride, err := l.view(*a.BufferView, ap)
+		if err != nil {
+			return nil, 0, err
+		}
+		if stride == 0 {
+			stride = cs
+		}
+		if a.ByteOffset < 0 || a.Count > len(data) || int64(a.ByteOffset)+int64(a.Count-1)*int64(stride)+int64(cs) > int64(len(data)) {
+			return nil, 0, fmt.Errorf("%s: byteOffset %d + %d elements of stride %d reach past bufferView %d's %d bytes",
+				ap, a.ByteOffset, a.Count, stride, *a.BufferView, len(data))
+		}
+		idx = make([]uint32, a.Count)
+		for e := range idx {
+			idx[e] = readUint(data[a.ByteOffset+e*stride:], ct)
+		}
+	}
+	if s := a.Sparse; s != nil {
+		sp := ap + ".sparse"
+		ict := ra.Sparse.Indices.ComponentType
+		ics := componentSize(ict)
+		if ict != compUByte && ict != compUShort && ict != compUInt {
+			return nil, 0, fmt.Errorf("%s.indices.componentType %d: want 5121, 5123 or 5125", sp, ict)
+		}
+		if s.Count < 1 || s.Count > a.Count {
+			return nil, 0, fmt.Errorf("%s.count %d must be in 1..%d", sp, s.Count, a.Count)
+		}
+		si, _, err := l.view(s.Indices.BufferView, sp+".indices")
+		if err != nil {
+			return nil, 0, err
+		}
+		sv, _, err := l.view(s.Values.BufferView, sp+".values")
+		if err != nil {
+			return nil, 0, err
+		}
+		if s.Indices.ByteOffset < 0 || int64(s.Indices.ByteOffset)+int64(s.Count)*int64(ics) > int64(len(si)) ||
+			s.Values.ByteOffset < 0 || int64(s.Values.ByteOffset)+int64(s.Count)*int64(cs) > int64(len(sv)) {
+			return nil, 0, fmt.Errorf("%s: %d elements reach past their bufferViews", sp, s.Count)
+		}
+		for k := 0; k < s.Count; k++ {
+			e := readUint(si[s.Indices.ByteOffset+k*ics:], ict)
+			if int64(e) >= int64(a.Count) {
+				return nil, 0, fmt.Errorf("%s.indices[%d] = %d out of range (count %d)", sp, k, e, a.Count)
+			}
+			idx[e] = readUint(sv[s.Values.ByteOffset+k*cs:], ct)
+		}
+	}
+	for k, v := range idx {
+		if int64(v) >= int64(limit) {
+			return nil, 0, fmt.Errorf("%s: %s element %d = %d is not below the vertex count %d", path, ap, k, v, limit)
+		}
 	}
 	return idx, ty, nil
+}
+
+// supportedExtensions are the extensions a file may require: the loader
+// implements them.
+var supportedExtensions = map[string]bool{
+	unlit.ExtensionName:            true,
+	texturetransform.ExtensionName: true,
+	"KHR_mesh_quantization":        true, // integer attributes: accessorFloats reads every component type
 }
 
 // loadMaterials converts materials and the textures they use.
 func (l *gltfLoader) loadMaterials() error {
 	texOf := map[int]int{} // glTF texture → Model.Textures
+	var m Material
+	texture := func(index, texCoord int, ext gltf.Extensions, tp string, slot TextureSlot) (int, error) {
+		if tt, ok := ext[texturetransform.ExtensionName].(*texturetransform.TextureTranform); ok {
+			t, err := uvTransform(tt, tp+".extensions.KHR_texture_transform")
+			if err != nil {
+				return 0, err
+			}
+			m.UV[slot] = t
+			if tt.TexCoord != nil { // the extension may choose another set
+				texCoord = *tt.TexCoord
+				tp += ".extensions.KHR_texture_transform"
+			}
+		}
+		if texCoord < 0 || texCoord > 1 {
+			return 0, fmt.Errorf("%s.texCoord %d: only TEXCOORD_0 and TEXCOORD_1 are drawn", tp, texCoord)
+		}
+		m.TexCoord[slot] = texCoord
+		t, ok := texOf[index]
+		if !ok {
+			var err error
+			if t, err = l.loadTexture(index, tp+".index"); err != nil {
+				return 0, err
+			}
+			texOf[index] = t
+		}
+		return t, nil
+	}
 	for i, gm := range l.doc.Materials {
 		path := fmt.Sprintf("materials[%d]", i)
-		m := DefaultMaterial()
+		raw := l.raw.Materials[i]
+		m = DefaultMaterial()
 		m.Name, m.DoubleSided = gm.Name, gm.DoubleSided
-		if gm.PBR != nil {
-			if f := gm.PBR.BaseColorFactor; f != nil {
-				if len(f) != 4 {
-					return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor has %d numbers, want 4", path, len(f))
-				}
+		if pbr := gm.PBRMetallicRoughness; pbr != nil {
+			pp := path + ".pbrMetallicRoughness"
+			if f := raw.PBR.BaseColorFactor; f != nil {
 				for j, v := range f {
-					if !(v >= 0 && v <= 1) {
-						return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor[%d] = %v outside 0..1", path, j, v)
-					}
 					m.BaseColor[j] = float32(v)
 				}
 			}
-			if ti := gm.PBR.BaseColorTexture; ti != nil {
-				tp := path + ".pbrMetallicRoughness.baseColorTexture"
-				if ti.TexCoord < 0 || ti.TexCoord > 7 {
-					return fmt.Errorf("%s.texCoord %d out of range", tp, ti.TexCoord)
+			for _, f := range []struct {
+				name string
+				v    *float64
+				dst  *float32
+			}{{"metallicFactor", pbr.MetallicFactor, &m.Metallic}, {"roughnessFactor", pbr.RoughnessFactor, &m.Roughness}} {
+				if f.v == nil {
+					continue
 				}
-				t, ok := texOf[ti.Index]
-				if !ok {
-					var err error
-					if t, err = l.loadTexture(ti.Index, tp+".index"); err != nil {
-						return err
-					}
-					texOf[ti.Index] = t
+				if !(*f.v >= 0 && *f.v <= 1) {
+					return fmt.Errorf("%s.%s %v outside 0..1", pp, f.name, *f.v)
 				}
-				m.BaseColorTexture = t
+				*f.dst = float32(*f.v)
+			}
+			var err error
+			if ti := pbr.BaseColorTexture; ti != nil {
+				if m.BaseColorTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".baseColorTexture", SlotBaseColor); err != nil {
+					return err
+				}
+			}
+			if ti := pbr.MetallicRoughnessTexture; ti != nil {
+				if m.MetallicRoughnessTexture, err = texture(ti.Index, ti.TexCoord, ti.Extensions, pp+".metallicRoughnessTexture", SlotMetallicRoughness); err != nil {
+					return err
+				}
 			}
 		}
+		if nt := gm.NormalTexture; nt != nil {
+			tp := path + ".normalTexture"
+			if nt.Index == nil {
+				return fmt.Errorf("%s has no index", tp)
+			}
+			var err error
+			if m.NormalTexture, err = texture(*nt.Index, nt.TexCoord, nt.Extensions, tp, SlotNormal); err != nil {
+				return err
+			}
+			if sc := nt.ScaleOrDefault(); math.IsNaN(sc) || math.Abs(sc) > 1e6 {
+				return fmt.Errorf("%s.scale %v is not a usable number", tp, sc)
+			} else {
+				m.NormalScale = float32(sc)
+			}
+		}
+		if ot := gm.OcclusionTexture; ot != nil {
+			tp := path + ".occlusionTexture"
+			if ot.Index == nil {
+				return fmt.Errorf("%s has no index", tp)
+			}
+			var err error
+			if m.OcclusionTexture, err = texture(*ot.Index, ot.TexCoord, ot.Extensions, tp, SlotOcclusion); err != nil {
+				return err
+			}
+			st := ot.StrengthOrDefault()
+			if !(st >= 0 && st <= 1) {
+				return fmt.Errorf("%s.strength %v outside 0..1", tp, st)
+			}
+			m.OcclusionStrength = float32(st)
+		}
+		if et := gm.EmissiveTexture; et != nil {
+			var err error
+			if m.EmissiveTexture, err = texture(et.Index, et.TexCoord, et.Extensions, path+".emissiveTexture", SlotEmissive); err != nil {
+				return err
+			}
+		}
+		for j, v := range raw.EmissiveFactor {
+			m.Emissive[j] = float32(v)
+		}
+		m.AlphaMode = AlphaMode(gm.AlphaMode) // qmuntal's order is glTF's: OPAQUE, MASK, BLEND
+		if c := gm.AlphaCutoff; c != nil {
+			if !(*c >= 0) || *c > 1e6 {
+				return fmt.Errorf("%s.alphaCutoff %v must be a number ≥ 0", path, *c)
+			}
+			m.AlphaCutoff = float32(*c)
+		}
+		_, m.Unlit = gm.Extensions[unlit.ExtensionName]
 		l.model.Materials = append(l.model.Materials, m)
 	}
 	return nil
 }
 
+// uvTransform converts a KHR_texture_transform to the matrix T·R·S that
+// the extension defines (scale first, then rotation, then offset).
+func uvTransform(tt *texturetransform.TextureTranform, path string) (UVTransform, error) {
+	sc := tt.ScaleOrDefault()
+	for _, v := range []float64{tt.Offset[0], tt.Offset[1], tt.Rotation, sc[0], sc[1]} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
+			return UVTransform{}, fmt.Errorf("%s: %v is not a usable number", path, v)
+		}
+	}
+	c, s := math.Cos(tt.Rotation), math.Sin(tt.Rotation)
+	// The extension's rotation matrix is [c s; -s c] (counter-clockwise in
+	// UV space, whose v axis points down).
+	return UVTransform{M: [6]float32{
+		float32(c * sc[0]), float32(-s * sc[0]),
+		float32(s * sc[1]), float32(c * sc[1]),
+		float32(tt.Offset[0]), float32(tt.Offset[1]),
+	}}, nil
+}
+
 // loadTexture converts texture i (image and sampler) and returns its
 // Model.Textures index.
 func (l *gltfLoader) loadTexture(i int, path string) (int, error) {
-	d := &l.doc
+	d := l.doc
 	if i < 0 || i >= len(d.Textures) {
 		return 0, fmt.Errorf("%s: texture %d out of range (have %d)", path, i, len(d.Textures))
 	}
@@ -630,7 +752,7 @@ func (l *gltfLoader) loadTexture(i int, path string) (int, error) {
 		if s < 0 || s >= len(d.Samplers) {
 			return 0, fmt.Errorf("%s.sampler %d out of range (have %d)", tp, s, len(d.Samplers))
 		}
-		sm := d.Samplers[s]
+		sm := l.raw.Samplers[s]
 		sp := fmt.Sprintf("samplers[%d]", s)
 		for _, f := range []struct {
 			name  string
@@ -684,8 +806,8 @@ func (l *gltfLoader) loadImage(i int, path string) (int, error) {
 	var data []byte
 	var err error
 	switch {
-	case gi.URI != nil:
-		if data, err = l.resolveURI(*gi.URI); err != nil {
+	case gi.URI != "":
+		if data, err = l.resolveURI(gi.URI); err != nil {
 			return 0, fmt.Errorf("%s.uri: %w", ip, err)
 		}
 	case gi.BufferView != nil:
@@ -731,7 +853,7 @@ func (l *gltfLoader) loadMesh(i int) (ModelMesh, error) {
 		return me, fmt.Errorf("meshes[%d] has no primitives", i)
 	}
 	for j, gp := range gm.Primitives {
-		p, err := l.loadPrimitive(gp, fmt.Sprintf("meshes[%d].primitives[%d]", i, j))
+		p, err := l.loadPrimitive(gp, l.raw.Meshes[i].Primitives[j].Mode, fmt.Sprintf("meshes[%d].primitives[%d]", i, j))
 		if err != nil {
 			return me, err
 		}
@@ -740,24 +862,17 @@ func (l *gltfLoader) loadMesh(i int) (ModelMesh, error) {
 	return me, nil
 }
 
-func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, error) {
+func (l *gltfLoader) loadPrimitive(gp *gltf.Primitive, mode *int, path string) (Primitive, error) {
 	p := Primitive{Mode: gl.TRIANGLES}
-	if gp.Mode != nil {
-		if *gp.Mode < 0 || *gp.Mode > 6 {
-			return p, fmt.Errorf("%s.mode %d not in 0..6", path, *gp.Mode)
-		}
-		p.Mode = gl.Enum(*gp.Mode) // glTF modes are GL's POINTS..TRIANGLE_FAN
+	if mode != nil {
+		p.Mode = gl.Enum(*mode) // glTF modes are GL's POINTS..TRIANGLE_FAN; validateRaw checked the range
 	}
 	p.Lit = p.Mode == gl.TRIANGLES || p.Mode == gl.TRIANGLE_STRIP || p.Mode == gl.TRIANGLE_FAN
-	texCoord := 0
 	if gp.Material != nil {
 		if *gp.Material < 0 || *gp.Material >= len(l.doc.Materials) {
 			return p, fmt.Errorf("%s.material %d out of range (have %d)", path, *gp.Material, len(l.doc.Materials))
 		}
 		p.Material = *gp.Material
-		if pbr := l.doc.Materials[p.Material].PBR; pbr != nil && pbr.BaseColorTexture != nil {
-			texCoord = pbr.BaseColorTexture.TexCoord
-		}
 	} else {
 		p.Material = l.defaultMaterial()
 	}
@@ -773,22 +888,25 @@ func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, er
 	attrs := []attr{
 		{"POSITION", 0, []int{3}},
 		{"NORMAL", 3, []int{3}},
-		{fmt.Sprintf("TEXCOORD_%d", texCoord), 6, []int{2}},
+		{"TEXCOORD_0", 6, []int{2}},
+		{"TEXCOORD_1", 16, []int{2}},
 		{"COLOR_0", 8, []int{3, 4}},
+		{"TANGENT", 12, []int{4}},
 	}
 	pos, comps, err := l.accessorFloats(posIdx, path+".attributes.POSITION")
 	if err != nil {
 		return p, err
 	}
 	if comps != 3 {
-		return p, fmt.Errorf("%s.attributes.POSITION: accessors[%d] is %s, want VEC3", path, posIdx, l.doc.Accessors[posIdx].Type)
+		return p, fmt.Errorf("%s.attributes.POSITION: accessors[%d] is %s, want VEC3", path, posIdx, l.raw.Accessors[posIdx].Type)
 	}
 	n := len(pos) / 3
 	p.Positions = n
 	p.Vertices = make([]float32, n*ModelVertexFloats)
-	for v := 0; v < n; v++ { // white where COLOR_0 is absent
-		c := p.Vertices[v*ModelVertexFloats+8 : v*ModelVertexFloats+12]
+	for v := 0; v < n; v++ { // white where COLOR_0 is absent; tangent +X
+		c := p.Vertices[v*ModelVertexFloats+8 : v*ModelVertexFloats+16]
 		c[0], c[1], c[2], c[3] = 1, 1, 1, 1
+		c[4], c[7] = 1, 1
 	}
 	hasNormal := false
 	for _, a := range attrs {
@@ -806,7 +924,7 @@ func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, er
 			valid = valid || c == comps
 		}
 		if !valid {
-			return p, fmt.Errorf("%s: accessors[%d] is %s, want %d components", ap, ai, l.doc.Accessors[ai].Type, a.comps[0])
+			return p, fmt.Errorf("%s: accessors[%d] is %s, want %d components", ap, ai, l.raw.Accessors[ai].Type, a.comps[0])
 		}
 		if len(f)/comps != n {
 			return p, fmt.Errorf("%s: accessors[%d] has %d elements but POSITION has %d", ap, ai, len(f)/comps, n)
@@ -815,6 +933,32 @@ func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, er
 			copy(p.Vertices[v*ModelVertexFloats+a.offset:], f[v*comps:v*comps+comps])
 		}
 		hasNormal = hasNormal || a.name == "NORMAL"
+		p.Tangents = p.Tangents || a.name == "TANGENT"
+	}
+	if ji, ok := gp.Attributes["JOINTS_0"]; ok {
+		wi, ok := gp.Attributes["WEIGHTS_0"]
+		if !ok {
+			return p, fmt.Errorf("%s.attributes has JOINTS_0 but no WEIGHTS_0", path)
+		}
+		j, jc, err := l.accessorFloats(ji, path+".attributes.JOINTS_0")
+		if err != nil {
+			return p, err
+		}
+		w, wc, err := l.accessorFloats(wi, path+".attributes.WEIGHTS_0")
+		if err != nil {
+			return p, err
+		}
+		if jc != 4 || wc != 4 || len(j) != 4*n || len(w) != 4*n {
+			return p, fmt.Errorf("%s: JOINTS_0 and WEIGHTS_0 must be VEC4 with one element per vertex", path)
+		}
+		p.Joints = make([]uint16, len(j))
+		for k, v := range j {
+			if v < 0 || v > 65535 || v != float32(int(v)) {
+				return p, fmt.Errorf("%s.attributes.JOINTS_0: element %d has joint %v", path, k/4, v)
+			}
+			p.Joints[k] = uint16(v)
+		}
+		p.Weights = w
 	}
 	if hasNormal {
 		for v := 0; v < n; v++ {
@@ -830,6 +974,14 @@ func (l *gltfLoader) loadPrimitive(gp gltfPrimitive, path string) (Primitive, er
 	}
 	if !hasNormal && p.Lit {
 		flatNormals(&p)
+		p.Tangents = false // unwelded: per-face tangents are generated below
+	}
+	if p.Lit && !p.Tangents && gp.Material != nil && l.doc.Materials[*gp.Material].NormalTexture != nil {
+		uvOff := 6
+		if l.model.Materials[p.Material].TexCoord[SlotNormal] == 1 {
+			uvOff = 16
+		}
+		generateTangents(&p, uvOff)
 	}
 	if p.Count() == 0 {
 		return p, fmt.Errorf("%s draws no vertices", path)
@@ -887,7 +1039,7 @@ func flatNormals(p *Primitive) {
 // loadNodes walks the default scene's node trees (scene, else scenes[0],
 // else every root node) and makes an Instance for every node with a mesh.
 func (l *gltfLoader) loadNodes() error {
-	d := &l.doc
+	d := l.doc
 	parent := make([]int, len(d.Nodes))
 	for i := range parent {
 		parent[i] = -1
@@ -922,6 +1074,32 @@ func (l *gltfLoader) loadNodes() error {
 			}
 		}
 	}
+	// Every node's local transform and parent, for posing (anim.go).
+	l.model.Nodes = make([]ModelNode, len(d.Nodes))
+	for i, n := range d.Nodes {
+		rn := l.raw.Nodes[i]
+		mn := ModelNode{Name: n.Name, Parent: parent[i], S: [3]float32{1, 1, 1}, R: [4]float32{0, 0, 0, 1}}
+		if rn.Matrix != nil {
+			m, err := nodeMatrix(rn, fmt.Sprintf("nodes[%d]", i))
+			if err != nil {
+				return err
+			}
+			mn.Matrix = &m
+		}
+		for j, v := range rn.Translation {
+			mn.T[j] = float32(v)
+		}
+		for j, v := range rn.Scale {
+			mn.S[j] = float32(v)
+		}
+		if q := rn.Rotation; q != nil {
+			ln := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+			for j, v := range q {
+				mn.R[j] = float32(v / ln)
+			}
+		}
+		l.model.Nodes[i] = mn
+	}
 	seen := make([]bool, len(d.Nodes))
 	var walk func(i int, world vmath.Mat4, depth int) error
 	walk = func(i int, world vmath.Mat4, depth int) error {
@@ -933,16 +1111,34 @@ func (l *gltfLoader) loadNodes() error {
 		}
 		seen[i] = true
 		n := d.Nodes[i]
-		local, err := nodeMatrix(n, fmt.Sprintf("nodes[%d]", i))
+		local, err := nodeMatrix(l.raw.Nodes[i], fmt.Sprintf("nodes[%d]", i))
 		if err != nil {
 			return err
 		}
 		world = vmath.Mul(world, local)
+		if n.Camera != nil {
+			if *n.Camera < 0 || *n.Camera >= len(d.Cameras) {
+				return fmt.Errorf("nodes[%d].camera %d out of range (have %d)", i, *n.Camera, len(d.Cameras))
+			}
+			c, err := modelCamera(d.Cameras[*n.Camera], fmt.Sprintf("cameras[%d]", *n.Camera))
+			if err != nil {
+				return err
+			}
+			c.World, c.Node = world, i
+			l.model.Cameras = append(l.model.Cameras, c)
+		}
 		if n.Mesh != nil {
 			if *n.Mesh < 0 || *n.Mesh >= len(d.Meshes) {
 				return fmt.Errorf("nodes[%d].mesh %d out of range (have %d)", i, *n.Mesh, len(d.Meshes))
 			}
-			l.model.Instances = append(l.model.Instances, Instance{Mesh: *n.Mesh, Name: n.Name, World: world})
+			in := Instance{Mesh: *n.Mesh, Name: n.Name, World: world, Node: i, Skin: -1}
+			if n.Skin != nil {
+				if *n.Skin < 0 || *n.Skin >= len(d.Skins) {
+					return fmt.Errorf("nodes[%d].skin %d out of range (have %d)", i, *n.Skin, len(d.Skins))
+				}
+				in.Skin = *n.Skin
+			}
+			l.model.Instances = append(l.model.Instances, in)
 		}
 		for _, c := range n.Children {
 			if err := walk(c, world, depth+1); err != nil {
@@ -964,7 +1160,7 @@ func (l *gltfLoader) loadNodes() error {
 
 // nodeMatrix returns a node's local transform: its column-major matrix, or
 // T·R·S from translation, rotation (a unit quaternion x, y, z, w) and scale.
-func nodeMatrix(n gltfNode, path string) (vmath.Mat4, error) {
+func nodeMatrix(n gltfRawNode, path string) (vmath.Mat4, error) {
 	check := func(name string, v []float64, want int) error {
 		if v != nil && len(v) != want {
 			return fmt.Errorf("%s.%s has %d numbers, want %d", path, name, len(v), want)
@@ -1022,4 +1218,388 @@ func quatMatrix(x, y, z, w float64) vmath.Mat4 {
 	m[9] = float32(2 * (y*z - x*w))
 	m[10] = float32(1 - 2*(x*x+y*y))
 	return m
+}
+
+// decode reads the JSON document: the shadow first (its checks give JSON
+// paths), then qmuntal's document model.
+func (l *gltfLoader) decode(js []byte) error {
+	if err := json.Unmarshal(js, &l.raw); err != nil {
+		return fmt.Errorf("JSON: %w", err)
+	}
+	if err := l.validateRaw(); err != nil {
+		return err
+	}
+	l.doc = new(gltf.Document)
+	if err := json.Unmarshal(js, l.doc); err != nil {
+		return fmt.Errorf("JSON: %w", err)
+	}
+	return l.checkNulls()
+}
+
+// validateRaw checks the fields that qmuntal's types would decode without
+// complaint (see gltfRaw), naming each by its JSON path.
+func (l *gltfLoader) validateRaw() error {
+	r := &l.raw
+	if r.Asset.Version == "" {
+		return errors.New("asset.version missing")
+	}
+	if !strings.HasPrefix(r.Asset.Version, "2.") {
+		return fmt.Errorf("asset.version %q: only glTF 2.x is supported", truncate(r.Asset.Version))
+	}
+	if r.Asset.MinVersion != "" && r.Asset.MinVersion != "2.0" {
+		return fmt.Errorf("asset.minVersion %q: only glTF 2.0 is supported", truncate(r.Asset.MinVersion))
+	}
+	for i, a := range r.Accessors {
+		ap := fmt.Sprintf("accessors[%d]", i)
+		if componentSize(a.ComponentType) == 0 {
+			return fmt.Errorf("%s.componentType %d unknown", ap, a.ComponentType)
+		}
+		if c, _ := accessorShape(a.Type); c == 0 {
+			return fmt.Errorf("%s.type %q unknown", ap, a.Type)
+		}
+	}
+	for i, me := range r.Meshes {
+		for j, p := range me.Primitives {
+			if p.Mode != nil && (*p.Mode < 0 || *p.Mode > 6) {
+				return fmt.Errorf("meshes[%d].primitives[%d].mode %d not in 0..6", i, j, *p.Mode)
+			}
+		}
+	}
+	for i, n := range r.Nodes {
+		if _, err := nodeMatrix(n, fmt.Sprintf("nodes[%d]", i)); err != nil {
+			return err
+		}
+	}
+	for i, m := range r.Materials {
+		path := fmt.Sprintf("materials[%d]", i)
+		if m.PBR != nil && m.PBR.BaseColorFactor != nil {
+			f := m.PBR.BaseColorFactor
+			if len(f) != 4 {
+				return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor has %d numbers, want 4", path, len(f))
+			}
+			for j, v := range f {
+				if !(v >= 0 && v <= 1) {
+					return fmt.Errorf("%s.pbrMetallicRoughness.baseColorFactor[%d] = %v outside 0..1", path, j, v)
+				}
+			}
+		}
+		if f := m.EmissiveFactor; f != nil {
+			if len(f) != 3 {
+				return fmt.Errorf("%s.emissiveFactor has %d numbers, want 3", path, len(f))
+			}
+			for j, v := range f {
+				if !(v >= 0 && v <= 1) {
+					return fmt.Errorf("%s.emissiveFactor[%d] = %v outside 0..1", path, j, v)
+				}
+			}
+		}
+		if a := m.AlphaMode; a != nil && *a != "OPAQUE" && *a != "MASK" && *a != "BLEND" {
+			return fmt.Errorf("%s.alphaMode %q: want OPAQUE, MASK or BLEND", path, truncate(*a))
+		}
+	}
+	return nil
+}
+
+// checkNulls rejects null entries in the document's arrays (JSON null
+// decodes as a nil pointer).
+func (l *gltfLoader) checkNulls() error {
+	d := l.doc
+	for _, c := range []struct {
+		name string
+		n    int
+		nil  func(i int) bool
+	}{
+		{"accessors", len(d.Accessors), func(i int) bool { return d.Accessors[i] == nil }},
+		{"bufferViews", len(d.BufferViews), func(i int) bool { return d.BufferViews[i] == nil }},
+		{"buffers", len(d.Buffers), func(i int) bool { return d.Buffers[i] == nil }},
+		{"meshes", len(d.Meshes), func(i int) bool { return d.Meshes[i] == nil }},
+		{"nodes", len(d.Nodes), func(i int) bool { return d.Nodes[i] == nil }},
+		{"materials", len(d.Materials), func(i int) bool { return d.Materials[i] == nil }},
+		{"textures", len(d.Textures), func(i int) bool { return d.Textures[i] == nil }},
+		{"images", len(d.Images), func(i int) bool { return d.Images[i] == nil }},
+		{"samplers", len(d.Samplers), func(i int) bool { return d.Samplers[i] == nil }},
+		{"scenes", len(d.Scenes), func(i int) bool { return d.Scenes[i] == nil }},
+		{"cameras", len(d.Cameras), func(i int) bool { return d.Cameras[i] == nil }},
+	} {
+		for i := 0; i < c.n; i++ {
+			if c.nil(i) {
+				return fmt.Errorf("%s[%d] is null", c.name, i)
+			}
+		}
+	}
+	for i, me := range d.Meshes {
+		for j, p := range me.Primitives {
+			if p == nil {
+				return fmt.Errorf("meshes[%d].primitives[%d] is null", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// modelCamera checks and converts a glTF camera.
+func modelCamera(gc *gltf.Camera, path string) (ModelCamera, error) {
+	c := ModelCamera{Name: gc.Name}
+	usable := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && math.Abs(v) < 1e30 }
+	switch {
+	case gc.Perspective != nil:
+		p := gc.Perspective
+		if !usable(p.Yfov) || p.Yfov <= 0 || p.Yfov >= math.Pi {
+			return c, fmt.Errorf("%s.perspective.yfov %v must be in (0, π)", path, p.Yfov)
+		}
+		if !usable(p.Znear) || p.Znear <= 0 {
+			return c, fmt.Errorf("%s.perspective.znear %v must be > 0", path, p.Znear)
+		}
+		c.Yfov, c.Znear = float32(p.Yfov), float32(p.Znear)
+		if p.Zfar != nil {
+			if !usable(*p.Zfar) || *p.Zfar <= p.Znear {
+				return c, fmt.Errorf("%s.perspective.zfar %v must be > znear", path, *p.Zfar)
+			}
+			c.Zfar = float32(*p.Zfar)
+		}
+		if p.AspectRatio != nil {
+			if !usable(*p.AspectRatio) || *p.AspectRatio <= 0 {
+				return c, fmt.Errorf("%s.perspective.aspectRatio %v must be > 0", path, *p.AspectRatio)
+			}
+			c.AspectRatio = float32(*p.AspectRatio)
+		}
+	case gc.Orthographic != nil:
+		o := gc.Orthographic
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"xmag", o.Xmag}, {"ymag", o.Ymag}, {"znear", o.Znear}, {"zfar", o.Zfar}} {
+			if !usable(f.v) {
+				return c, fmt.Errorf("%s.orthographic.%s %v is not a usable number", path, f.name, f.v)
+			}
+		}
+		if o.Xmag == 0 || o.Ymag == 0 || o.Znear < 0 || o.Zfar <= o.Znear {
+			return c, fmt.Errorf("%s.orthographic: xmag and ymag must not be 0, and 0 ≤ znear < zfar", path)
+		}
+		c.Orthographic = true
+		c.Xmag, c.Ymag, c.Znear, c.Zfar = float32(o.Xmag), float32(o.Ymag), float32(o.Znear), float32(o.Zfar)
+	default:
+		return c, fmt.Errorf("%s has neither perspective nor orthographic", path)
+	}
+	return c, nil
+}
+
+// generateTangents gives a triangle primitive per-vertex tangents from its
+// texture coordinates (for normal maps, when the file has no TANGENT): each
+// triangle's tangent and bitangent are the directions in which u and v
+// grow across it; they are summed at the vertices, made orthogonal to the
+// normal, and the bitangent's handedness goes in w. uvOff is the offset
+// in the vertex of the normal map's texture coordinates. Degenerate UVs leave a
+// tangent orthogonal to the normal.
+func generateTangents(p *Primitive, uvOff int) {
+	nv := len(p.Vertices) / ModelVertexFloats
+	tan := make([][3]float32, nv)
+	bit := make([][3]float32, nv)
+	at := func(k int) int {
+		if p.Indices != nil {
+			return int(p.Indices[k])
+		}
+		return k
+	}
+	var tris [][3]int
+	n := p.Count()
+	switch p.Mode {
+	case gl.TRIANGLES:
+		for k := 0; k+2 < n; k += 3 {
+			tris = append(tris, [3]int{at(k), at(k + 1), at(k + 2)})
+		}
+	case gl.TRIANGLE_STRIP:
+		for k := 0; k+2 < n; k++ {
+			if k%2 == 0 {
+				tris = append(tris, [3]int{at(k), at(k + 1), at(k + 2)})
+			} else {
+				tris = append(tris, [3]int{at(k + 1), at(k), at(k + 2)})
+			}
+		}
+	case gl.TRIANGLE_FAN:
+		for k := 1; k+1 < n; k++ {
+			tris = append(tris, [3]int{at(0), at(k), at(k + 1)})
+		}
+	}
+	vert := func(i int) []float32 { return p.Vertices[i*ModelVertexFloats : (i+1)*ModelVertexFloats] }
+	for _, t := range tris {
+		a, b, c := vert(t[0]), vert(t[1]), vert(t[2])
+		e1 := [3]float32{b[0] - a[0], b[1] - a[1], b[2] - a[2]}
+		e2 := [3]float32{c[0] - a[0], c[1] - a[1], c[2] - a[2]}
+		du1, dv1 := b[uvOff]-a[uvOff], b[uvOff+1]-a[uvOff+1]
+		du2, dv2 := c[uvOff]-a[uvOff], c[uvOff+1]-a[uvOff+1]
+		det := du1*dv2 - du2*dv1
+		if det == 0 {
+			continue
+		}
+		r := 1 / det
+		var tu, tv [3]float32
+		for j := 0; j < 3; j++ {
+			tu[j] = (e1[j]*dv2 - e2[j]*dv1) * r
+			tv[j] = (e2[j]*du1 - e1[j]*du2) * r
+		}
+		for _, i := range t {
+			for j := 0; j < 3; j++ {
+				tan[i][j] += tu[j]
+				bit[i][j] += tv[j]
+			}
+		}
+	}
+	for i := 0; i < nv; i++ {
+		v := vert(i)
+		nrm := [3]float32{v[3], v[4], v[5]}
+		t := tan[i]
+		d := t[0]*nrm[0] + t[1]*nrm[1] + t[2]*nrm[2]
+		t = [3]float32{t[0] - nrm[0]*d, t[1] - nrm[1]*d, t[2] - nrm[2]*d}
+		if t[0]*t[0]+t[1]*t[1]+t[2]*t[2] < 1e-12 {
+			// No usable UV gradient: any direction orthogonal to the normal.
+			ax := [3]float32{1, 0, 0}
+			if math.Abs(float64(nrm[0])) > 0.9 {
+				ax = [3]float32{0, 1, 0}
+			}
+			t = cross(nrm, ax)
+		}
+		t = normalize(t)
+		// glTF's bitangent, cross(normal, tangent)·w, points where v
+		// falls (the normal map's +Y is up in the image, and v grows down).
+		w := float32(1)
+		if c := cross(nrm, t); c[0]*bit[i][0]+c[1]*bit[i][1]+c[2]*bit[i][2] > 0 {
+			w = -1
+		}
+		v[12], v[13], v[14], v[15] = t[0], t[1], t[2], w
+	}
+	p.Tangents = true
+}
+
+// loadSkins reads the skins: joint nodes and inverse bind matrices.
+func (l *gltfLoader) loadSkins() error {
+	for i, gs := range l.doc.Skins {
+		path := fmt.Sprintf("skins[%d]", i)
+		if gs == nil {
+			return fmt.Errorf("%s is null", path)
+		}
+		if len(gs.Joints) == 0 || len(gs.Joints) > maxJoints {
+			return fmt.Errorf("%s.joints: %d joints, want 1..%d", path, len(gs.Joints), maxJoints)
+		}
+		sk := Skin{Name: gs.Name, Joints: make([]int, len(gs.Joints)), InverseBind: make([]vmath.Mat4, len(gs.Joints))}
+		for k, j := range gs.Joints {
+			if j < 0 || j >= len(l.doc.Nodes) {
+				return fmt.Errorf("%s.joints[%d] = %d out of range (have %d nodes)", path, k, j, len(l.doc.Nodes))
+			}
+			sk.Joints[k] = j
+			sk.InverseBind[k] = vmath.Identity()
+		}
+		if gs.InverseBindMatrices != nil {
+			f, comps, err := l.accessorFloats(*gs.InverseBindMatrices, path+".inverseBindMatrices")
+			if err != nil {
+				return err
+			}
+			if comps != 16 || len(f) != 16*len(gs.Joints) {
+				return fmt.Errorf("%s.inverseBindMatrices: want one MAT4 per joint (%d)", path, len(gs.Joints))
+			}
+			for k := range sk.InverseBind {
+				copy(sk.InverseBind[k][:], f[16*k:])
+			}
+		}
+		l.model.Skins = append(l.model.Skins, sk)
+	}
+	skinned := 0
+	for _, in := range l.model.Instances {
+		if in.Skin < 0 {
+			continue
+		}
+		for _, p := range l.model.Meshes[in.Mesh].Primitives {
+			skinned += len(p.Vertices) / ModelVertexFloats
+		}
+		if skinned > maxSkinnedVertices {
+			return fmt.Errorf("skinned instances have more than %d vertices in all (each instance is posed separately)", maxSkinnedVertices)
+		}
+		nj := len(l.model.Skins[in.Skin].Joints)
+		for pi, p := range l.model.Meshes[in.Mesh].Primitives {
+			for k, j := range p.Joints {
+				if int(j) >= nj {
+					return fmt.Errorf("meshes[%d].primitives[%d].attributes.JOINTS_0: element %d uses joint %d of skin %d's %d", in.Mesh, pi, k/4, j, in.Skin, nj)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// maxSkinnedVertices bounds the vertices Pose copies for skinned instances
+// (about 150 MB of vertex data).
+const maxSkinnedVertices = 1 << 21
+
+// maxJoints bounds a skin's joints (each costs a matrix per posed vertex
+// weight lookup; real skins have tens to a few hundred).
+const maxJoints = 1 << 12
+
+// loadAnimations reads every animation's node channels (translation,
+// rotation, scale; morph-target weights are not drawn and are skipped).
+func (l *gltfLoader) loadAnimations() error {
+	for i, ga := range l.doc.Animations {
+		path := fmt.Sprintf("animations[%d]", i)
+		if ga == nil {
+			return fmt.Errorf("%s is null", path)
+		}
+		an := Animation{Name: ga.Name}
+		for c, ch := range ga.Channels {
+			cp := fmt.Sprintf("%s.channels[%d]", path, c)
+			if ch == nil {
+				return fmt.Errorf("%s is null", cp)
+			}
+			if ch.Target.Node == nil {
+				continue // the channel targets an extension's object
+			}
+			node := *ch.Target.Node
+			if node < 0 || node >= len(l.doc.Nodes) {
+				return fmt.Errorf("%s.target.node %d out of range (have %d nodes)", cp, node, len(l.doc.Nodes))
+			}
+			var comps int
+			var target AnimPath
+			switch ch.Target.Path {
+			case gltf.TRSTranslation:
+				comps, target = 3, PathTranslation
+			case gltf.TRSScale:
+				comps, target = 3, PathScale
+			case gltf.TRSRotation:
+				comps, target = 4, PathRotation
+			default:
+				continue // weights
+			}
+			if ch.Sampler < 0 || ch.Sampler >= len(ga.Samplers) || ga.Samplers[ch.Sampler] == nil {
+				return fmt.Errorf("%s.sampler %d out of range (have %d)", cp, ch.Sampler, len(ga.Samplers))
+			}
+			gs := ga.Samplers[ch.Sampler]
+			sp := fmt.Sprintf("%s.samplers[%d]", path, ch.Sampler)
+			times, tc, err := l.accessorFloats(gs.Input, sp+".input")
+			if err != nil {
+				return err
+			}
+			if tc != 1 {
+				return fmt.Errorf("%s.input: want SCALAR times", sp)
+			}
+			for k := 1; k < len(times); k++ {
+				if !(times[k] > times[k-1]) {
+					return fmt.Errorf("%s.input: times must increase (element %d = %v after %v)", sp, k, times[k], times[k-1])
+				}
+			}
+			vals, vc, err := l.accessorFloats(gs.Output, sp+".output")
+			if err != nil {
+				return err
+			}
+			per := 1
+			if gs.Interpolation == gltf.InterpolationCubicSpline {
+				per = 3
+			}
+			if vc != comps || len(vals) != per*comps*len(times) {
+				return fmt.Errorf("%s.output: %d values of %d components for %d times, want %d of %d", sp, len(vals)/max(vc, 1), vc, len(times), per*len(times), comps)
+			}
+			an.Channels = append(an.Channels, AnimChannel{Node: node, Path: target, Interp: Interpolation(gs.Interpolation),
+				Times: times, Values: vals})
+			an.Duration = max(an.Duration, times[len(times)-1])
+		}
+		l.model.Animations = append(l.model.Animations, an)
+	}
+	return nil
 }

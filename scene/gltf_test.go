@@ -249,7 +249,7 @@ func TestAccessorDecoding(t *testing.T) {
 	}
 	doc := gltfJSON(t, buf.Bytes(), map[string]any{"bufferViews": views, "accessors": accessors})
 	l := &gltfLoader{floats: map[int][]float32{}}
-	if err := json.Unmarshal(doc, &l.doc); err != nil {
+	if err := l.decode(doc); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.loadBuffers(); err != nil {
@@ -271,6 +271,41 @@ func TestAccessorDecoding(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestIndicesAbove2To24: index values are integers and are read as such;
+// through float32 (as they once were) 16777217 became 16777216 and
+// 16777219 became 16777220.
+func TestIndicesAbove2To24(t *testing.T) {
+	var buf bytes.Buffer
+	vals := []uint32{16777217, 16777219, 5, 1<<25 - 1}
+	binary.Write(&buf, binary.LittleEndian, vals)
+	doc := gltfJSON(t, buf.Bytes(), map[string]any{
+		"bufferViews": []any{map[string]any{"buffer": 0, "byteLength": 16}},
+		"accessors":   []any{map[string]any{"bufferView": 0, "componentType": compUInt, "count": 4, "type": "SCALAR"}},
+	})
+	l := &gltfLoader{floats: map[int][]float32{}}
+	if err := l.decode(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.loadBuffers(); err != nil {
+		t.Fatal(err)
+	}
+	got, ty, err := l.accessorIndices(0, "test", 1<<25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ty != gl.UNSIGNED_INT || len(got) != len(vals) {
+		t.Fatalf("indices %v of type %#x", got, ty)
+	}
+	for i := range vals {
+		if got[i] != vals[i] {
+			t.Errorf("index %d = %d, want %d", i, got[i], vals[i])
+		}
+	}
+	if _, _, err := l.accessorIndices(0, "test", 1<<25-1); err == nil || !strings.Contains(err.Error(), "element 3 = 33554431 is not below the vertex count 33554431") {
+		t.Errorf("an index at the vertex count: err %v", err)
 	}
 }
 
@@ -559,6 +594,10 @@ func FuzzLoadGLTF(f *testing.F) {
 	f.Add([]byte(`{"asset":{"version":"2.0"},"nodes":[{"children":[0]}]}`))
 	f.Add([]byte("glTF\x02\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add([]byte("glTF\x02\x00\x00\x00\x20\x00\x00\x00\x04\x00\x00\x00JSON{}  \x00\x00\x00\x00BIN\x00"))
+	f.Add([]byte(`{"asset":{"version":"2.0"},"materials":[{"alphaMode":"BLEND","extensions":{"KHR_materials_unlit":{}},` +
+		`"normalTexture":{"index":0},"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":{"KHR_texture_transform":{"offset":[0.5,0],"rotation":1}}}}}],` +
+		`"cameras":[{"perspective":{"yfov":1,"znear":0.1}}],"skins":[{"joints":[0]}],` +
+		`"animations":[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":0,"output":0,"interpolation":"CUBICSPLINE"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := LoadGLTF(bytes.NewReader(data))
 		if err != nil {
@@ -567,6 +606,7 @@ func FuzzLoadGLTF(f *testing.F) {
 		if err := m.validate(); err != nil {
 			t.Fatalf("loaded model fails validation: %v", err)
 		}
+		m.Pose(0.5) // animations and skins evaluate without panicking
 	})
 }
 

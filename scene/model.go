@@ -26,7 +26,28 @@ type Model struct {
 	Materials []Material
 	Textures  []Texture
 	Images    []*image.NRGBA // decoded texture images, top row first
-	Min, Max  [3]float32     // world-space bounding box of all instances
+	Cameras   []ModelCamera  // the glTF cameras placed by the default scene's nodes
+	// Nodes, Skins and Animations keep a glTF file's node hierarchy, so
+	// that Pose can place it at another time; other formats have none.
+	Nodes      []ModelNode
+	Skins      []Skin
+	Animations []Animation
+	Min, Max   [3]float32 // world-space bounding box of all instances
+}
+
+// ModelCamera is a glTF camera where its node puts it: it looks down its
+// local -Z with +Y up.
+type ModelCamera struct {
+	Name         string
+	Node         int        // index into Model.Nodes
+	World        vmath.Mat4 // camera space to world space
+	Orthographic bool
+	// Perspective: vertical field of view in radians and the aspect ratio
+	// (0: the framebuffer's). Zfar 0 is an infinite far plane.
+	Yfov, AspectRatio float32
+	// Orthographic: half the view's width and height.
+	Xmag, Ymag  float32
+	Znear, Zfar float32
 }
 
 // ModelMesh is a named list of primitives (a glTF mesh).
@@ -37,8 +58,10 @@ type ModelMesh struct {
 
 // ModelVertexFloats is the number of float32s per vertex in
 // Primitive.Vertices: position xyz, normal xyz, texture coordinate st,
-// colour rgba.
-const ModelVertexFloats = 12
+// colour rgba, tangent xyzw (w: the bitangent's sign; meaningful when
+// Primitive.Tangents is set), second texture coordinate st (glTF's
+// TEXCOORD_1).
+const ModelVertexFloats = 18
 
 // Primitive is one draw call's geometry: interleaved vertices and optional
 // indices, drawn with one material.
@@ -52,6 +75,11 @@ type Primitive struct {
 	IndexType gl.Enum
 	Material  int  // index into Model.Materials
 	Lit       bool // false for points and lines, which have no surface to light
+	Tangents  bool // the vertices carry tangents (from the file or generated)
+	// Joints and Weights (4 per vertex, JOINTS_0 and WEIGHTS_0) skin the
+	// primitive when its instance has a skin; nil otherwise.
+	Joints  []uint16
+	Weights []float32
 	// Positions is the vertex count the file declared (the POSITION
 	// accessor's count); it differs from len(Vertices)/ModelVertexFloats
 	// only where flat normals had to be made by unwelding triangles.
@@ -64,23 +92,91 @@ type Instance struct {
 	Mesh  int        // index into Model.Meshes
 	Name  string     // the glTF node's name
 	World vmath.Mat4 // mesh space to world space
+	Node  int        // index into Model.Nodes; -1 when the model has no nodes
+	Skin  int        // index into Model.Skins; -1 when not skinned
 }
 
-// Material is the subset of glTF's metallic-roughness material that
-// DrawModel shades with: base colour (factor × texture × vertex colour) and
-// face culling.
+// Material is glTF's metallic-roughness material as DrawModel shades it.
+// Texture fields index Model.Textures; -1 means none. Colours are linear.
 type Material struct {
 	Name      string
-	BaseColor [4]float32 // linear RGBA factor
-	// BaseColorTexture indexes Model.Textures; -1 means none.
+	BaseColor [4]float32 // RGBA factor (× texture × vertex colour)
+	// BaseColorTexture is sRGB RGBA.
 	BaseColorTexture int
-	DoubleSided      bool // false: back faces are culled
+	Metallic         float32 // factor, 0..1 (× texture blue)
+	Roughness        float32 // factor, 0..1 (× texture green)
+	// MetallicRoughnessTexture holds roughness in green and metalness in blue.
+	MetallicRoughnessTexture int
+	// NormalTexture is a tangent-space normal map; NormalScale scales its
+	// X and Y. Primitives without TANGENT get generated tangents.
+	NormalTexture int
+	NormalScale   float32
+	// OcclusionTexture's red channel darkens the ambient term by
+	// OcclusionStrength.
+	OcclusionTexture  int
+	OcclusionStrength float32
+	EmissiveTexture   int
+	Emissive          [3]float32 // factor (× texture)
+	AlphaMode         AlphaMode
+	AlphaCutoff       float32 // AlphaMask: fragments with alpha below it are discarded
+	DoubleSided       bool    // false: back faces are culled
+	Unlit             bool    // KHR_materials_unlit: the base colour only, no lighting
+	// UV holds each texture's KHR_texture_transform, indexed by TextureSlot.
+	UV [NumTextureSlots]UVTransform
+	// TexCoord is each texture's coordinate set: 0 (the vertex's first st)
+	// or 1 (its second).
+	TexCoord [NumTextureSlots]int
 }
 
-// DefaultMaterial is glTF's default material: opaque white, single-sided,
-// untextured.
+// AlphaMode is glTF's material.alphaMode.
+type AlphaMode uint8
+
+const (
+	AlphaOpaque AlphaMode = iota // alpha ignored
+	AlphaMask                    // alpha tested against AlphaCutoff
+	AlphaBlend                   // blended "over", drawn after opaque primitives, back to front
+)
+
+func (a AlphaMode) String() string { return [...]string{"OPAQUE", "MASK", "BLEND"}[a] }
+
+// TextureSlot names a material texture.
+type TextureSlot int
+
+const (
+	SlotBaseColor TextureSlot = iota
+	SlotMetallicRoughness
+	SlotNormal
+	SlotOcclusion
+	SlotEmissive
+	NumTextureSlots
+)
+
+// UVTransform maps texture coordinates: u' = M[0]·u + M[2]·v + M[4],
+// v' = M[1]·u + M[3]·v + M[5] (KHR_texture_transform's offset, rotation
+// and scale, in that order of application reversed: T·R·S).
+type UVTransform struct{ M [6]float32 }
+
+// IdentityUV leaves texture coordinates unchanged.
+var IdentityUV = UVTransform{M: [6]float32{1, 0, 0, 1, 0, 0}}
+
+// plasticMaterial is the material of OBJ and STL models, which carry none:
+// a white dielectric of medium roughness.
+func plasticMaterial() Material {
+	m := DefaultMaterial()
+	m.Metallic, m.Roughness = 0, 0.6
+	return m
+}
+
+// DefaultMaterial is glTF's default material: opaque white, fully metallic
+// and rough (the glTF defaults of the factors), single-sided, untextured.
 func DefaultMaterial() Material {
-	return Material{Name: "default", BaseColor: [4]float32{1, 1, 1, 1}, BaseColorTexture: -1}
+	m := Material{Name: "default", BaseColor: [4]float32{1, 1, 1, 1}, Metallic: 1, Roughness: 1,
+		BaseColorTexture: -1, MetallicRoughnessTexture: -1, NormalTexture: -1, OcclusionTexture: -1, EmissiveTexture: -1,
+		NormalScale: 1, OcclusionStrength: 1, AlphaCutoff: 0.5}
+	for i := range m.UV {
+		m.UV[i] = IdentityUV
+	}
+	return m
 }
 
 // Texture is an image with its sampler state, as GL enums.
@@ -196,13 +292,13 @@ func ModelFromMesh(mesh *Mesh, tex image.Image) *Model {
 	p.Vertices = make([]float32, 0, n*ModelVertexFloats)
 	for i := 0; i < n; i++ {
 		v := mesh.Vertices[i*8 : i*8+8]
-		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1)
+		p.Vertices = append(p.Vertices, v[0], v[1], v[2], v[3], v[4], v[5], v[6], 1-v[7], 1, 1, 1, 1, 0, 0, 0, 1, 0, 0)
 	}
 	p.Indices = append([]uint32(nil), mesh.Indices...)
 	m := &Model{
 		Meshes:    []ModelMesh{{Name: "mesh", Primitives: []Primitive{p}}},
-		Instances: []Instance{{Mesh: 0, World: vmath.Identity()}},
-		Materials: []Material{DefaultMaterial()},
+		Instances: []Instance{{Mesh: 0, World: vmath.Identity(), Node: -1, Skin: -1}},
+		Materials: []Material{plasticMaterial()},
 	}
 	if tex != nil {
 		m.Images = []*image.NRGBA{toNRGBA(tex)}

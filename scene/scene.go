@@ -96,7 +96,10 @@ type Stats struct {
 
 // DrawSpot draws the default scene into ctx's current framebuffer, which is
 // width×height: the cow centred, seen from the front-left and slightly above,
-// lit by one directional light, on the clear colour.
+// lit by one directional light, on the clear colour. Every GL object it
+// creates (program, buffers, texture) is deleted before it returns, on
+// success or error, so it can be called any number of times on one context;
+// GL keeps the deleted objects alive until the submitted draw is done.
 func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	mesh, err := Spot()
 	if err != nil {
@@ -110,9 +113,14 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	defer releaseProgram(ctx, prog)
 	ctx.UseProgram(prog)
 
 	vbo, ibo := ctx.CreateBuffer(), ctx.CreateBuffer()
+	defer func() {
+		ctx.DeleteBuffer(vbo)
+		ctx.DeleteBuffer(ibo)
+	}()
 	ctx.BindBuffer(gl.ARRAY_BUFFER, vbo)
 	ctx.BufferData(gl.ARRAY_BUFFER, le.Float32s(mesh.Vertices), gl.STATIC_DRAW)
 	ctx.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo)
@@ -122,6 +130,7 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	}{{3, 0}, {3, 12}, {2, 24}} {
 		ctx.EnableVertexAttribArray(gl.Attrib{Value: uint(i)})
 		ctx.VertexAttribPointer(gl.Attrib{Value: uint(i)}, a.size, gl.FLOAT, false, VertexStride, a.off)
+		defer ctx.DisableVertexAttribArray(gl.Attrib{Value: uint(i)})
 	}
 
 	// OBJ texture coordinates have t = 0 at the image's bottom row, and GL's
@@ -132,6 +141,7 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 		copy(flipped[y*w*4:(y+1)*w*4], tex.Pix[(h-1-y)*tex.Stride:])
 	}
 	t := ctx.CreateTexture()
+	defer ctx.DeleteTexture(t)
 	ctx.ActiveTexture(gl.TEXTURE0)
 	ctx.BindTexture(gl.TEXTURE_2D, t)
 	ctx.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, w, h, gl.RGBA, gl.UNSIGNED_BYTE, flipped)
@@ -176,7 +186,7 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 }
 
 // program compiles and links vs and fs, binding the named attributes to
-// locations 0, 1, 2, ... in order.
+// locations 0, 1, 2, ... in order. On error nothing it created is left.
 func program(ctx gl.Context, vs, fs string, attribs ...string) (gl.Program, error) {
 	p := ctx.CreateProgram()
 	for _, st := range []struct {
@@ -187,7 +197,13 @@ func program(ctx gl.Context, vs, fs string, attribs ...string) (gl.Program, erro
 		ctx.ShaderSource(s, st.src)
 		ctx.CompileShader(s)
 		if ctx.GetShaderi(s, gl.COMPILE_STATUS) == 0 {
-			return p, fmt.Errorf("scene: compile: %s", ctx.GetShaderInfoLog(s))
+			err := fmt.Errorf("scene: compile: %s", ctx.GetShaderInfoLog(s))
+			ctx.DeleteShader(s)
+			for _, a := range ctx.GetAttachedShaders(p) {
+				ctx.DeleteShader(a)
+			}
+			ctx.DeleteProgram(p)
+			return gl.Program{}, err
 		}
 		ctx.AttachShader(p, s)
 	}
@@ -200,7 +216,16 @@ func program(ctx gl.Context, vs, fs string, attribs ...string) (gl.Program, erro
 		ctx.DeleteShader(s)
 	}
 	if ctx.GetProgrami(p, gl.LINK_STATUS) == 0 {
-		return p, fmt.Errorf("scene: link: %s", ctx.GetProgramInfoLog(p))
+		err := fmt.Errorf("scene: link: %s", ctx.GetProgramInfoLog(p))
+		ctx.DeleteProgram(p)
+		return gl.Program{}, err
 	}
 	return p, nil
+}
+
+// releaseProgram unbinds and deletes p (a program in use is only flagged
+// for deletion, and would live on until the next UseProgram).
+func releaseProgram(ctx gl.Context, p gl.Program) {
+	ctx.UseProgram(gl.Program{})
+	ctx.DeleteProgram(p)
 }

@@ -98,12 +98,12 @@ func LoadSTL(r io.Reader) (*Model, error) {
 	p.Vertices = make([]float32, 0, len(pos)*ModelVertexFloats)
 	for i, q := range pos {
 		n := normalize(nrm[i])
-		p.Vertices = append(p.Vertices, q[0], q[1], q[2], n[0], n[1], n[2], 0, 0, 1, 1, 1, 1)
+		p.Vertices = append(p.Vertices, q[0], q[1], q[2], n[0], n[1], n[2], 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0)
 	}
 	m := &Model{
 		Meshes:    []ModelMesh{{Name: "stl", Primitives: []Primitive{p}}},
-		Instances: []Instance{{Mesh: 0, World: vmath.Identity()}},
-		Materials: []Material{DefaultMaterial()},
+		Instances: []Instance{{Mesh: 0, World: vmath.Identity(), Node: -1, Skin: -1}},
+		Materials: []Material{plasticMaterial()},
 	}
 	m.computeBounds()
 	return m, nil

@@ -14,7 +14,7 @@ import (
 )
 
 // deqpMemorySize is the GPU memory of each deqp context: the cases draw one
-// 128×128 quad, so the default 1 GiB arena would only cost page faults.
+// 128×128 quad, so 64 MiB is ample.
 const deqpMemorySize = 64 << 20
 
 // cmdDEQP runs dEQP GLES2 shader-library .test files (or directories of
@@ -53,7 +53,22 @@ func cmdDEQP(args []string) error {
 	if err != nil {
 		return err
 	}
+	cases := 0
+	for _, f := range files {
+		for _, c := range f.Cases {
+			if opts.Match == nil || opts.Match(c.FullName()) {
+				cases++
+			}
+		}
+	}
+	prog := newProgress(cases, "deqp")
+	opts.Progress = func(rs []deqp.Result) {
+		if len(rs) > 0 {
+			prog.step(rs[0].File)
+		}
+	}
 	rep, err := deqp.Run(newDEQPContext, files, opts)
+	prog.finish()
 	for _, r := range rep.Results {
 		switch r.Status {
 		case deqp.Fail:

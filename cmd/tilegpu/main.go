@@ -7,6 +7,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -14,8 +16,8 @@ import (
 const usage = `usage: tilegpu <command> [flags]
 
 commands:
-  render       render the default scene (Spot), or -model FILE (.gltf/.glb/.stl/.obj), to a PNG;
-               -decode prints the command streams
+  render       render the default scene (Spot), or models (.gltf/.glb/.stl/.obj, or directories of
+               them), to PNG, JPEG or GIF (-turntable: animated); -json stats; -decode command streams
   bench        run a benchmark scene of shared/bench/SCENES.md (fill, blend, tex, tris)
   glsl         validate GLSL ES 1.00 shaders; -dump=PASS|all prints IR, -S the final code
   disasm       disassemble TG machine code
@@ -48,6 +50,9 @@ func main() {
 		os.Exit(2)
 	}
 	if err := run(os.Args[2:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) { // -h: the command printed its usage
+			return
+		}
 		if ee, ok := err.(exitError); ok {
 			os.Exit(int(ee))
 		}

@@ -96,7 +96,7 @@ func TestRenderModel(t *testing.T) {
 		{[]string{"-model", models + "teapot/utah_teapot.stl", "-yaw", "0", "-pitch", "20"}, "64×64, 9438 triangles", ""},
 		{[]string{"-model", "../../scene/spot/spot.obj", "-texture", "../../scene/spot/spot_texture.png", "-yaw", "215"}, "64×64, 5856 triangles", ""},
 		{[]string{"-model", models + "Box/Box.gltf", "-texture", "x.png"}, "", "-texture applies to .obj models only"},
-		{[]string{"-yaw", "10"}, "", "need -model"},
+		{[]string{"-yaw", "10"}, "", "need a model"},
 		{[]string{"-model", models + "README.md"}, "", `unknown model format ".md"`},
 		{[]string{"-model", models + "missing.gltf"}, "", "no such file"},
 	}

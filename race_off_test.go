@@ -1,0 +1,5 @@
+//go:build !race
+
+package tilegpu
+
+const raceEnabled = false
