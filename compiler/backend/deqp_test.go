@@ -13,7 +13,9 @@ import (
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
-const deqpDir = "../../../shared/conformance/deqp-gles2"
+// deqpDir is the dEQP GLES2 shader library carried by the repository
+// (testdata/deqp-gles2, Apache-2.0: see its LICENSE, NOTICE and SOURCE).
+const deqpDir = "../../testdata/deqp-gles2"
 
 // deqpEnv gives a lowered shader random but reproducible inputs.
 func deqpEnv(f *ir.Func, seed int64) *ir.Env {

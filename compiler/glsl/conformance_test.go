@@ -9,7 +9,9 @@ import (
 	"github.com/tilegpu/tilegpu/compiler/glsl/deqptest"
 )
 
-const deqpDir = "../../../shared/conformance/deqp-gles2"
+// deqpDir is the dEQP GLES2 shader library carried by the repository
+// (testdata/deqp-gles2, Apache-2.0: see its LICENSE, NOTICE and SOURCE).
+const deqpDir = "../../testdata/deqp-gles2"
 
 // TestDEQPShaderLibrary compiles and links every case of the dEQP GLES2
 // shader library and checks the outcome against its expectation.

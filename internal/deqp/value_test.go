@@ -8,9 +8,10 @@ import (
 	"github.com/tilegpu/tilegpu/compiler/glsl/deqptest"
 )
 
-// corpusDir holds the dEQP GLES2 shader-library files (shared with the
-// rest of the project, outside the module).
-const corpusDir = "../../../shared/conformance/deqp-gles2"
+// corpusDir holds the dEQP GLES2 shader-library files, carried by the
+// repository (testdata/deqp-gles2, Apache-2.0: see its LICENSE, NOTICE and
+// SOURCE) so that the tests need nothing outside the module.
+const corpusDir = "../../testdata/deqp-gles2"
 
 func TestParseType(t *testing.T) {
 	tests := []struct {
