@@ -1,6 +1,7 @@
 package qpu
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -104,11 +105,21 @@ func newBatch(stage Stage) *Batch {
 	}
 }
 
-// runProgram assembles and runs src on b with a fresh core over paged memory.
+// runProgram assembles and runs src on b with a fresh core over paged
+// memory, translated, and checks that the reference interpreter, run on
+// copies of m and b, ends in the same state (DiffRun).
 func runProgram(t testing.TB, m *flatMem, src string, b *Batch) error {
 	t.Helper()
 	p := load(t, m, src)
-	return NewCore(pagedMem{m}).Run(p, b)
+	ref := &flatMem{base: m.base, data: append([]byte(nil), m.data...), roEnd: m.roEnd}
+	diff, err := DiffRun(p, pagedMem{ref}, pagedMem{m}, CloneBatch(b), b, DefaultStepLimit)
+	if diff != "" {
+		t.Errorf("translation and interpreter differ:\n%s", diff)
+	}
+	if !bytes.Equal(ref.data, m.data) {
+		t.Errorf("translation and interpreter leave different memory")
+	}
+	return err
 }
 
 func mustRun(t testing.TB, m *flatMem, src string, b *Batch) {
