@@ -56,6 +56,14 @@ const (
 	ParamPerfVertices        // vertices shaded
 
 	ParamNumPriorities // context priority levels SetPriority accepts (2)
+
+	// Shader translation counters (all contexts, since the GPU was
+	// created), as 64-bit values: instructions executed by translated
+	// code, programs translated, translation cache hits and misses.
+	ParamPerfXlatInstructions
+	ParamPerfXlatPrograms
+	ParamPerfXlatHits
+	ParamPerfXlatMisses
 )
 
 // GetParamArgs is the argument of File.GetParam.

@@ -52,8 +52,12 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		}
 	case ParamNumPriorities:
 		a.Value = numPriorities
-	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
+	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices,
+		ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
+		if a.Param >= ParamPerfXlatInstructions {
+			lo = reg(hw.RegPerfXlatInstructions) + reg(a.Param-ParamPerfXlatInstructions)*8
+		}
 		for {
 			hi := d.m.ReadReg(lo + 4)
 			l := d.m.ReadReg(lo)

@@ -77,8 +77,8 @@ func cmdRender(args []string) error {
 		return err
 	}
 	s := ctx.Stats()
-	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
-		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
+	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane; %d by translated code, %d programs translated), %d vertices and %d fragments shaded\n",
+		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.XlatInstructions, s.ProgramsTranslated, s.Vertices, s.Fragments)
 	return nil
 }
 
@@ -135,6 +135,9 @@ func cmdBench(args []string) error {
 	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
+	st := ctx.Stats()
+	fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
+		st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {

@@ -65,7 +65,7 @@ type pagedMem struct{ *flatMem }
 
 func (m pagedMem) Page(va uint32, write bool) ([]byte, bool) {
 	p := va &^ 0xfff
-	if p < m.base || p+0x1000 > m.base+uint32(len(m.data)) || (write && p < m.roEnd) {
+	if p < m.base || uint64(p)+0x1000 > uint64(m.base)+uint64(len(m.data)) || (write && p < m.roEnd) {
 		return nil, false
 	}
 	return m.data[p-m.base : p-m.base+0x1000], true
