@@ -412,17 +412,18 @@ func (tr *translator) alu(pc int32, d *inst) {
 	}
 }
 
-// Kernels by op. The lane-wise common ops are the unrolled kernels of
-// kernels_gen.go; the rest run execAdd's loop for their op.
+// Kernels by op. The lane-wise common ops are the SSE2 kernels of
+// kernels_amd64.s (elsewhere kernels_gen.go's unrolled Go) and the other
+// unrolled kernels of kernels_gen.go; the rest run execAdd's loop.
 var addKernels = func() (t [isa.NumAddOps]func(a, b, r *[Lanes]uint32)) {
 	for op := range t {
 		o := isa.AddOp(op)
 		t[op] = func(a, b, r *[Lanes]uint32) { execAdd(o, a, b, r, true) }
 	}
-	t[isa.OpFADD], t[isa.OpFSUB] = kfadd, kfsub
-	t[isa.OpADD], t[isa.OpSUB] = kiadd, kisub
+	t[isa.OpFADD], t[isa.OpFSUB] = vfadd, vfsub
+	t[isa.OpADD], t[isa.OpSUB] = viadd, visub
 	t[isa.OpSHR], t[isa.OpASR], t[isa.OpSHL] = kishr, kiasr, kishl
-	t[isa.OpAND], t[isa.OpOR], t[isa.OpXOR] = kiand, kior, kixor
+	t[isa.OpAND], t[isa.OpOR], t[isa.OpXOR] = viand, vior, vixor
 	t[isa.OpNOT] = func(a, _, r *[Lanes]uint32) { kinot(a, r) }
 	t[isa.OpFABS] = func(a, _, r *[Lanes]uint32) { kfabsBits(a, r) }
 	t[isa.OpFNEG] = func(a, _, r *[Lanes]uint32) { kfnegBits(a, r) }
@@ -437,7 +438,7 @@ var mulKernels = func() (t [isa.NumMulOps]func(a, b, r *[Lanes]uint32)) {
 	for op := range t {
 		t[op] = kmov // OpMulNOP is never emitted
 	}
-	t[isa.OpFMUL], t[isa.OpFMULABS] = kfmul, kfmul
+	t[isa.OpFMUL], t[isa.OpFMULABS] = vfmul, vfmul
 	t[isa.OpMUL24] = kmul24
 	t[isa.OpMOV] = kmov
 	return t

@@ -1,0 +1,29 @@
+//go:build amd64
+
+package qpu
+
+// SSE2 lane kernels (kernels_amd64.s): the same results as kernels_gen.go's.
+
+//go:noescape
+func vfadd(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func vfsub(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func vfmul(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func viadd(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func visub(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func viand(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func vior(a, b, r *[Lanes]uint32)
+
+//go:noescape
+func vixor(a, b, r *[Lanes]uint32)
