@@ -187,12 +187,19 @@ func translate(p *Program) *translation {
 	}
 	var tr translator
 	tr.x = x
+	for k := range p.code {
+		if d := &p.code[k]; d.kind != kindUndecoded && (isSFUDst(d.dstAdd) || isSFUDst(d.dstMul)) {
+			tr.sfu = true // else sfuDelay stays 0 and no tick is needed
+		}
+	}
 	for k := 0; k < n; k++ {
 		if !leader[k] || p.code[k].kind == kindUndecoded {
 			continue
 		}
 		blk := xblock{start: int32(k), u0: int32(len(x.uops))}
-		tr.pending = 2 // the SFU may deliver in the first two instructions
+		if tr.sfu {
+			tr.pending = 2 // the SFU may deliver in the first two instructions
+		}
 		for j := k; ; j++ {
 			d := &p.code[j]
 			tr.inst(int32(j), d)
@@ -219,7 +226,8 @@ func translate(p *Program) *translation {
 
 type translator struct {
 	x       *translation
-	pending int // instructions ahead in which the SFU may still deliver r4
+	sfu     bool // the program writes the SFU somewhere
+	pending int  // instructions ahead in which the SFU may still deliver r4
 }
 
 func (tr *translator) emit(u uop) { tr.x.uops = append(tr.x.uops, u) }
@@ -335,11 +343,18 @@ func (tr *translator) loadImm(pc int32, d *inst) {
 
 func (tr *translator) alu(pc int32, d *inst) {
 	ia, ib := uint8(tZero), uint8(tZero)
+	readAt := [2]int{-1, -1} // uop index of the side-effect read into tValA, tValB
 	if d.readA != rdNone {
 		ia = tr.operand(pc, d.readA, d.regA, tValA)
+		if ia == tValA {
+			readAt[0] = len(tr.x.uops) - 1
+		}
 	}
 	if d.readB != rdNone {
 		ib = tr.operand(pc, d.readB, d.regB, tValB)
+		if ib == tValB {
+			readAt[1] = len(tr.x.uops) - 1
+		}
 	}
 	mux := func(m uint8) uint8 {
 		switch {
@@ -385,7 +400,22 @@ func (tr *translator) alu(pc int32, d *inst) {
 			if d.opAdd == isa.OpOR && a == b {
 				fn = kmov
 			}
-			tr.emit(uop{kind: uKernel, fn: fn, a: a, b: b, r: ra, pc: pc})
+			// "mov dst, unif" (or vary, vpm, qpu_num) computed straight
+			// into dst: the read itself lands there, if the mul unit does
+			// not read the operand too (directOK already said it does not
+			// read dst).
+			slot := -1
+			if fn != nil && a == b && (a == tValA || a == tValB) {
+				slot = int(a - tValA)
+			}
+			mulReads := func(x uint8) bool {
+				return d.opMul != isa.OpMulNOP && (mux(d.mulA) == x || (!d.opMul.IsUnary() && mux(d.mulB) == x))
+			}
+			if d.opAdd == isa.OpOR && addDirect && slot >= 0 && readAt[slot] >= 0 && !mulReads(a) {
+				tr.x.uops[readAt[slot]].r = ra
+			} else {
+				tr.emit(uop{kind: uKernel, fn: fn, a: a, b: b, r: ra, pc: pc})
+			}
 		}
 	}
 	rm, mulDirect := uint8(tRes+1), false
