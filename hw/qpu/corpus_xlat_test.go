@@ -75,9 +75,13 @@ func smallFloat(rng *rand.Rand) uint32 {
 	return math.Float32bits(float32(rng.NormFloat64() * 2))
 }
 
-// runBoth loads code, fills its uniform stream and random inputs, and
-// runs it both ways with DiffRun.
-func runBoth(t *testing.T, name string, code []uint64, unifs []ir.UniformEntry, stage qpu.Stage, thread int, seed int64) {
+// setupRun loads code into fresh memory and fills its uniform stream and
+// a batch with random inputs (seeded by len(code)).
+func setupRun(t testing.TB, code []uint64, unifs []ir.UniformEntry, stage qpu.Stage, thread int) (*mem, *qpu.Program, *qpu.Batch) {
+	return setupRunSeed(t, "program", code, unifs, stage, thread, int64(len(code)))
+}
+
+func setupRunSeed(t testing.TB, name string, code []uint64, unifs []ir.UniformEntry, stage qpu.Stage, thread int, seed int64) (*mem, *qpu.Program, *qpu.Batch) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	m := &mem{data: make([]byte, mSize)}
@@ -126,6 +130,14 @@ func runBoth(t *testing.T, name string, code []uint64, unifs []ir.UniformEntry, 
 	for l := range b.FrontFacing {
 		b.FrontFacing[l] = uint32(rng.Intn(2))
 	}
+	return m, p, b
+}
+
+// runBoth loads code, fills its uniform stream and random inputs, and
+// runs it both ways with DiffRun.
+func runBoth(t *testing.T, name string, code []uint64, unifs []ir.UniformEntry, stage qpu.Stage, thread int, seed int64) {
+	t.Helper()
+	m, p, b := setupRunSeed(t, name, code, unifs, stage, thread, seed)
 	mi := &mem{data: bytes.Clone(m.data)}
 	diff, err := qpu.DiffRun(p, mi, m, qpu.CloneBatch(b), b, qpu.DefaultStepLimit)
 	if diff != "" {
@@ -243,5 +255,53 @@ func TestTranslateDifftestPrograms(t *testing.T) {
 			thread = 1
 		}
 		runBoth(t, "difftest seed "+strconv.FormatInt(seed, 10), bin.Code, bin.Uniforms, qpu.StageFragment, thread, seed)
+	}
+}
+
+// BenchmarkBenchShaders runs the bench scenes' shaders, compiled by the
+// compiler, on one core, interpreted and translated: one op is one
+// 16-lane batch (FS_TEX includes its texture fetch on a 2×2 texture).
+func BenchmarkBenchShaders(b *testing.B) {
+	sh := bench.Shaders()
+	for _, c := range []struct{ name, vs, fs string }{
+		{"FS_FLAT", "VS_FLAT", "FS_FLAT"}, {"FS_TEX", "VS_FLAT", "FS_TEX"},
+		{"VS_PHONG", "VS_PHONG", "FS_PHONG"}, {"FS_PHONG", "VS_PHONG", "FS_PHONG"},
+	} {
+		v := compiler.CompileShader(compiler.Vertex, sh[c.vs])
+		f := compiler.CompileShader(compiler.Fragment, sh[c.fs])
+		vr, err := compiler.Link(v, f, nil).Variant(compiler.Key{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bin, stage, thread := vr.FS, qpu.StageFragment, 0
+		if vr.FSThreaded {
+			thread = 1
+		}
+		if c.name[0] == 'V' {
+			bin, stage, thread = vr.VS, qpu.StageVertex, 0
+		}
+		for _, interpreted := range []bool{true, false} {
+			mode := "translated"
+			if interpreted {
+				mode = "interpreted"
+			}
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				m, p, bt := setupRun(b, bin.Code, bin.Uniforms, stage, thread)
+				if !interpreted {
+					qpu.Translate(p)
+				}
+				core := qpu.NewCore(m)
+				core.Interpreted = interpreted
+				core.RetainPages(true)
+				var instrs uint64
+				for i := 0; i < b.N; i++ {
+					if err := core.Run(p, bt); err != nil {
+						b.Fatal(err)
+					}
+					instrs += bt.Instructions
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(instrs), "ns/instr")
+			})
+		}
 	}
 }

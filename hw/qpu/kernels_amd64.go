@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build amd64 && !purego
 
 package qpu
 
@@ -27,3 +27,4 @@ func vior(a, b, r *[Lanes]uint32)
 
 //go:noescape
 func vixor(a, b, r *[Lanes]uint32)
+const simdKernels = true

@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 // Lane kernels in SSE2 (part of every amd64 CPU, so no feature test):
 // four 4-lane operations where kernels_gen.go has sixteen scalar ones.
 // Each computes exactly what its scalar twin in kernels_gen.go computes,

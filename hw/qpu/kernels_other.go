@@ -1,4 +1,4 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package qpu
 
@@ -12,3 +12,5 @@ func visub(a, b, r *[Lanes]uint32) { kisub(a, b, r) }
 func viand(a, b, r *[Lanes]uint32) { kiand(a, b, r) }
 func vior(a, b, r *[Lanes]uint32)  { kior(a, b, r) }
 func vixor(a, b, r *[Lanes]uint32) { kixor(a, b, r) }
+
+const simdKernels = false
