@@ -27,4 +27,5 @@ func vior(a, b, r *[Lanes]uint32)
 
 //go:noescape
 func vixor(a, b, r *[Lanes]uint32)
+
 const simdKernels = true
