@@ -3,6 +3,7 @@ package qpu
 import (
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -127,6 +128,7 @@ type uop struct {
 	a, b, r uint8
 	aux     uint8
 	cond    isa.Cond
+	vop     uint8 // vop* when runVops executes this kernel uop, else 0
 	pc      int32 // code index of the instruction this uop belongs to
 	imm     uint32
 }
@@ -230,7 +232,44 @@ type translator struct {
 	pending int  // instructions ahead in which the SFU may still deliver r4
 }
 
-func (tr *translator) emit(u uop) { tr.x.uops = append(tr.x.uops, u) }
+func (tr *translator) emit(u uop) {
+	if u.kind == uKernel && simdKernels {
+		u.vop = vopOf(u.fn)
+	}
+	tr.x.uops = append(tr.x.uops, u)
+}
+
+// vop codes: the kernels runVops executes (vops_amd64.s).
+const (
+	vopNone uint8 = iota
+	vopFAdd
+	vopFSub
+	vopFMul
+	vopIAdd
+	vopISub
+	vopIAnd
+	vopIOr
+	vopIXor
+	vopMov
+)
+
+// vopKernels lists the kernel of each vop code, for vopOf and for the
+// portable runVops.
+var vopKernels = [...]func(a, b, r *[Lanes]uint32){
+	vopFAdd: vfadd, vopFSub: vfsub, vopFMul: vfmul, vopIAdd: viadd, vopISub: visub,
+	vopIAnd: viand, vopIOr: vior, vopIXor: vixor, vopMov: kmov,
+}
+
+// vopOf returns the vop code of a kernel (vopNone if runVops has none).
+func vopOf(fn func(a, b, r *[Lanes]uint32)) uint8 {
+	p := reflect.ValueOf(fn).Pointer()
+	for k, f := range vopKernels {
+		if f != nil && reflect.ValueOf(f).Pointer() == p {
+			return uint8(k)
+		}
+	}
+	return vopNone
+}
 
 // operand returns the table index a read resolves to, emitting a uRead for
 // reads with side effects (into slot).
@@ -536,6 +575,12 @@ func (c *Core) runTranslated(p *Program, x *translation, b *Batch) error {
 		blk := &blocks[bi]
 		for i := blk.u0; i < blk.u1; i++ {
 			u := &uops[i]
+			if u.vop != 0 {
+				// A run of SSE2 kernels in one assembly loop
+				// (vops_amd64.s); it returns how many it ran.
+				i += int32(runVops(u, int(blk.u1-i), t)) - 1
+				continue
+			}
 			if u.kind == uKernel {
 				u.fn(t[u.a], t[u.b], t[u.r])
 				continue
