@@ -52,7 +52,11 @@ const (
 	tColor  = 76 // 4: Batch.Color (bound per batch)
 	tFrag   = 80 // 7: FragX, FragY, FragZ, FragW, FrontFacing, PointS, PointT (bound per batch)
 	tSmall  = 87 // 48 small immediates, read-only
-	tabSize = tSmall + isa.NumSmallImms
+	tUsed   = tSmall + isa.NumSmallImms
+	// tabSize covers every uint8 index, so no uop index can leave the
+	// table (runVops indexes it without bounds checks); the unused
+	// entries point at scratch.
+	tabSize = 256
 )
 
 type xtab [tabSize]*[Lanes]uint32
@@ -82,6 +86,9 @@ func (c *Core) initTabs() {
 		}
 		for k := tColor; k < tFrag+7; k++ {
 			t[k] = &c.scratch // until bound to a batch
+		}
+		for k := tUsed; k < tabSize; k++ {
+			t[k] = &c.scratch
 		}
 	}
 }
