@@ -65,21 +65,25 @@ func diffBatch(stage Stage, thread int, rng *rand.Rand) *Batch {
 }
 
 // checkDiff runs code (loaded at codeVA) both ways in every stage and
-// thread and fails t on any difference in state, error or memory.
-func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) {
+// thread and fails t on any difference in state, error or memory. It
+// returns the first error the runs ended with.
+func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) (first error) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	m := diffMem(code, rng)
 	p, err := Load(m.fetch, codeVA)
 	if err != nil {
-		return // not a program: nothing to translate
+		return err // not a program: nothing to translate
 	}
 	for _, stage := range []Stage{StageFragment, StageVertex} {
 		for thread := 0; thread < 2; thread++ {
 			mi := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}
 			mt := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}
 			b := diffBatch(stage, thread, rng)
-			diff, _ := DiffRun(p, pagedMem{mi}, pagedMem{mt}, CloneBatch(b), b, limit)
+			diff, err := DiffRun(p, pagedMem{mi}, pagedMem{mt}, CloneBatch(b), b, limit)
+			if first == nil {
+				first = err
+			}
 			if diff != "" {
 				var listing bytes.Buffer
 				isa.DisasmProgram(&listing, p.Code(), p.Base())
@@ -91,6 +95,7 @@ func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) {
 			}
 		}
 	}
+	return first
 }
 
 // TestTranslateRandomPrograms runs random valid programs (every op, mux,
@@ -254,4 +259,76 @@ func FuzzTranslate(f *testing.F) {
 		}
 		checkDiff(t, code, int64(data[0]), 3000)
 	})
+}
+
+// TestTranslateEdgeCases: programs aimed at the translator's block and
+// pipeline decisions, run both ways.
+func TestTranslateEdgeCases(t *testing.T) {
+	for name, src := range map[string]string{
+		// A linking branch and a return through a register: the return
+		// lands after the call, a block start.
+		"call and return": `
+			b ra1, nop, sub
+			nop ; mov tlb_r, r0 ; end
+		sub:	li r0, 1.5
+			b ra1+0`,
+		// A register branch into the middle of a block: single steps
+		// until the next block start.
+		"branch into a block": `
+			li ra2, 0x10018
+			b rb1, nop, ra2+0
+			li r0, 1.0
+			fadd r0, r0, r0 ; nop
+			fadd r1, r0, r0 ; nop
+			nop ; mov tlb_g, r1 ; end`,
+		// The branch's link written to the SFU: r4 arrives two
+		// instructions later, in the next block.
+		"link to the SFU": `
+			li r0, 4.0
+			b sfu_recipsqrt, nop, next
+		next:	nop ; mov ra0, r4
+			nop ; mov rb1, r4
+			nop ; mov ra2, r4
+			fadd tlb_r, ra2, rb1 ; nop ; end`,
+		// An SFU write as the last instruction before a branch target.
+		"SFU across a block boundary": `
+			li r2, 3
+			li r0, 2.0
+			nop ; mov sfu_exp2, r0
+		tgt:	fadd ra0, r4, r4 ; nop
+			fadd ra1, r4, r4 ; nop
+			sub.setf r2, r2, 1 ; nop
+			brr.anyzc tgt
+			nop ; mov tlb_b, ra1 ; end`,
+		// LDTMU and THRSW while the SFU is busy, and flags from a mov.
+		"SFU then LDTMU and THRSW": `
+			li tmu_addr, 0x16000
+			nop ; mov sfu_log2, r0
+			nop ; nop ; ldtmu
+			or.setf ra0, r4, r4 ; nop ; thrsw
+			nop ; mov sfu_recip, ra0
+			nop ; nop ; lthrsw
+			fadd.ifzc tlb_a, r4, ra0 ; nop ; end`,
+		// Moves of side-effect reads straight into their destination,
+		// with the other unit reading the same operand.
+		"fused reads": `
+			or r0, a.unif, a.unif ; fmul r1, a.unif, r2
+			or ra3, a.vary, a.vary ; nop
+			or rb3, b.vary, b.vary ; mov r2, b.vary
+			or.ifz tlb_r, a.unif, a.unif ; nop
+			fadd tlb_g, r0, ra3 ; fmul tlb_b, r1, rb3
+			nop ; mov tlb_a, r2 ; end`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, err := isa.AssembleProgram(src, codeVA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := int64(0); seed < 20; seed++ {
+				if err := checkDiff(t, code, seed, 5000); err != nil {
+					t.Fatalf("seed %d: %v", seed, err) // each runs to END
+				}
+			}
+		})
+	}
 }
