@@ -42,17 +42,17 @@ import (
 
 // Operand table layout: index → array, per register-file half (xtab).
 const (
-	tRegs   = 0  // 64 entries: A0–A31, B0–B31 (thread 1: the upper halves)
-	tAcc    = 64 // 6: r0–r5
-	tValA   = 70 // raddr_a read with side effects lands here
-	tValB   = 71
-	tRes    = 72 // 2: add and mul results that are not written directly
-	tZero   = 74 // read-only
-	tElem   = 75 // read-only: 0, 1, … 15
-	tColor  = 76 // 4: Batch.Color (bound per batch)
-	tFrag   = 80 // 7: FragX, FragY, FragZ, FragW, FrontFacing, PointS, PointT (bound per batch)
-	tSmall  = 87 // 48 small immediates, read-only
-	tUsed   = tSmall + isa.NumSmallImms
+	tRegs  = 0  // 64 entries: A0–A31, B0–B31 (thread 1: the upper halves)
+	tAcc   = 64 // 6: r0–r5
+	tValA  = 70 // raddr_a read with side effects lands here
+	tValB  = 71
+	tRes   = 72 // 2: add and mul results that are not written directly
+	tZero  = 74 // read-only
+	tElem  = 75 // read-only: 0, 1, … 15
+	tColor = 76 // 4: Batch.Color (bound per batch)
+	tFrag  = 80 // 7: FragX, FragY, FragZ, FragW, FrontFacing, PointS, PointT (bound per batch)
+	tSmall = 87 // 48 small immediates, read-only
+	tUsed  = tSmall + isa.NumSmallImms
 	// tabSize covers every uint8 index, so no uop index can leave the
 	// table (runVops indexes it without bounds checks); the unused
 	// entries point at scratch.
