@@ -728,13 +728,9 @@ func floatsFromBits(dst *[Lanes]float32, src *[Lanes]uint32) {
 func sfu(dst uint8, mask uint16, r, out *[Lanes]uint32) {
 	switch dst {
 	case dstSFURecip:
-		for l := range r {
-			out[l] = fb(1 / ff(r[l]))
-		}
+		vrecip(r, out)
 	case dstSFURecipSqrt:
-		for l := range r {
-			out[l] = fb(float32(1 / math.Sqrt(float64(ff(r[l])))))
-		}
+		vrsqrt(r, out)
 	case dstSFUExp2:
 		for l := range r {
 			if mask&(1<<l) != 0 {

@@ -28,4 +28,12 @@ func vior(a, b, r *[Lanes]uint32)
 //go:noescape
 func vixor(a, b, r *[Lanes]uint32)
 
+// vrecip and vrsqrt: the SFU's RECIP and RECIPSQRT (krecip, krsqrt).
+//
+//go:noescape
+func vrecip(r, out *[Lanes]uint32)
+
+//go:noescape
+func vrsqrt(r, out *[Lanes]uint32)
+
 const simdKernels = true

@@ -12,5 +12,7 @@ func visub(a, b, r *[Lanes]uint32) { kisub(a, b, r) }
 func viand(a, b, r *[Lanes]uint32) { kiand(a, b, r) }
 func vior(a, b, r *[Lanes]uint32)  { kior(a, b, r) }
 func vixor(a, b, r *[Lanes]uint32) { kixor(a, b, r) }
+func vrecip(r, out *[Lanes]uint32) { krecip(r, out) }
+func vrsqrt(r, out *[Lanes]uint32) { krsqrt(r, out) }
 
 const simdKernels = false

@@ -64,3 +64,45 @@ func TestLaneKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestSFUKernels: vrecip and vrsqrt (SSE2 on amd64) give bit for bit what
+// the scalar krecip and krsqrt give, NaNs, ±0, ∞, negatives and
+// denormals included.
+func TestSFUKernels(t *testing.T) {
+	specials := []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc0dead, 0xffc01234,
+		0x7f800001, 1, 0x80000001, 0x007fffff, 0x3f800000, 0xbf800000, 0x7f7fffff, 0x00800000, 0x40800000}
+	rng := rand.New(rand.NewSource(2))
+	for _, k := range []struct {
+		name       string
+		simd, want func(r, out *[Lanes]uint32)
+	}{{"recip", vrecip, krecip}, {"rsqrt", vrsqrt, krsqrt}} {
+		for iter := 0; iter < 3000; iter++ {
+			var in [Lanes]uint32
+			for l := range in {
+				switch {
+				case iter == 0:
+					in[l] = specials[l]
+				case rng.Intn(4) == 0:
+					in[l] = specials[rng.Intn(len(specials))]
+				case rng.Intn(2) == 0:
+					in[l] = math.Float32bits(float32(rng.ExpFloat64() * 3))
+				default:
+					in[l] = rng.Uint32()
+				}
+			}
+			var want, got [Lanes]uint32
+			k.want(&in, &want)
+			k.simd(&in, &got)
+			for l := range got {
+				if got[l] != want[l] {
+					t.Fatalf("%s(%#x) = %#x, want %#x", k.name, in[l], got[l], want[l])
+				}
+			}
+			alias := in
+			k.simd(&alias, &alias)
+			if alias != want {
+				t.Fatalf("%s with out aliasing r: %#x, want %#x", k.name, alias, want)
+			}
+		}
+	}
+}

@@ -202,3 +202,19 @@ func execMul(op isa.MulOp, a, b, r *[Lanes]uint32) {
 		*r = *a
 	}
 }
+
+// krecip and krsqrt are the SFU's RECIP and RECIPSQRT per lane (every lane;
+// the caller zeroes the masked-off ones): 1/x in float32, and 1/sqrt(x)
+// computed in float64 and rounded once to float32. vrecip and vrsqrt are
+// the same in SSE2 on amd64 (kernels_amd64.s).
+func krecip(r, out *[Lanes]uint32) {
+	for l := range r {
+		out[l] = fb(1 / ff(r[l]))
+	}
+}
+
+func krsqrt(r, out *[Lanes]uint32) {
+	for l := range r {
+		out[l] = fb(float32(1 / math.Sqrt(float64(ff(r[l])))))
+	}
+}
