@@ -1,11 +1,12 @@
 package hw
 
 import (
-	"github.com/tilegpu/tilegpu/hw/qpu"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
 )
 
 // Config fixes a GPU's shape at construction; it is read-only afterwards.
