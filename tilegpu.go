@@ -193,8 +193,12 @@ type Stats struct {
 	Tiles        uint64 // tiles rendered
 	Fragments    uint64 // fragments shaded
 	Vertices     uint64 // vertices shaded
-	Jobs         int    // jobs submitted to the kernel
-	Draws        int    // draws the driver accepted
+	// Shader translation (docs/hardware.md §7.5): instructions executed
+	// by translated code, programs translated, and translation cache hits
+	// and misses (a hit is identical code at the same address).
+	XlatInstructions, ProgramsTranslated, XlatHits, XlatMisses uint64
+	Jobs                                                       int // jobs submitted to the kernel
+	Draws                                                      int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -214,8 +218,13 @@ func (c *Context) Stats() Stats {
 		Tiles:        rd(kernel.ParamPerfTiles),
 		Fragments:    rd(kernel.ParamPerfFragments),
 		Vertices:     rd(kernel.ParamPerfVertices),
-		Jobs:         ds.JobsSubmitted,
-		Draws:        ds.Draws,
+
+		XlatInstructions:   rd(kernel.ParamPerfXlatInstructions),
+		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
+		XlatHits:           rd(kernel.ParamPerfXlatHits),
+		XlatMisses:         rd(kernel.ParamPerfXlatMisses),
+		Jobs:               ds.JobsSubmitted,
+		Draws:              ds.Draws,
 	}
 }
 

@@ -92,6 +92,7 @@ type binner struct {
 
 func newBinner(g *GPU, e *engine) *binner {
 	b := &binner{g: g, e: e, m: e.mmu}
+	b.programs.xlat = &g.xlat
 	b.core = qpu.NewCore(e.mmu)
 	b.core.StepLimit = 0 // no per-batch bound: the kernel's watchdog decides what is hung
 	b.core.Poll = func(uint64) error {
@@ -489,6 +490,7 @@ func (b *binner) shadeVertices() error {
 			return err
 		}
 		b.perf.qpuInstructions += bt.Instructions
+		b.perf.takeCore(b.core)
 		b.perf.vertices += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]

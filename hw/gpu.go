@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
 )
 
 // Config fixes a GPU's shape at construction; it is read-only afterwards.
@@ -64,7 +66,12 @@ type GPU struct {
 
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
+		xlatInstructions                                       atomic.Uint64
 	}
+
+	// xlat shares translated shader programs between jobs and engines,
+	// keyed by address and content (qpu.TranslationCache).
+	xlat qpu.TranslationCache
 
 	render *renderer
 
@@ -416,6 +423,18 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.vertices)
 	case RegPerfVerticesHi:
 		return hi(&g.perf.vertices)
+	case RegPerfXlatInstructions:
+		return lo(&g.perf.xlatInstructions)
+	case RegPerfXlatInstructionsHi:
+		return hi(&g.perf.xlatInstructions)
+	case RegPerfXlatPrograms, RegPerfXlatProgramsHi, RegPerfXlatHits, RegPerfXlatHitsHi,
+		RegPerfXlatMisses, RegPerfXlatMissesHi:
+		st := g.xlat.Stats()
+		v := [3]uint64{st.Translated, st.Hits, st.Misses}[(r-RegPerfXlatPrograms)/8]
+		if (r-RegPerfXlatPrograms)%8 != 0 {
+			return uint32(v >> 32)
+		}
+		return uint32(v)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -433,9 +452,20 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
+	xlatInstructions                                uint64
+}
+
+// takeCore moves the core's count of instructions run as translated code
+// into p.
+func (p *perfCounts) takeCore(c *qpu.Core) {
+	p.xlatInstructions += c.XlatInstructions
+	c.XlatInstructions = 0
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
+	if p.xlatInstructions != 0 {
+		g.perf.xlatInstructions.Add(p.xlatInstructions)
+	}
 	if p.qpuInstructions != 0 {
 		g.perf.qpuInstructions.Add(p.qpuInstructions)
 	}

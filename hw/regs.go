@@ -117,6 +117,17 @@ const (
 	RegPerfFragmentsHi       Reg = 0x61C
 	RegPerfVertices          Reg = 0x620
 	RegPerfVerticesHi        Reg = 0x624
+	// Shader translation (hw/qpu translate.go): instructions executed by
+	// translated code, programs translated, translation cache hits and
+	// misses (a hit is identical code at the same address).
+	RegPerfXlatInstructions   Reg = 0x628
+	RegPerfXlatInstructionsHi Reg = 0x62C
+	RegPerfXlatPrograms       Reg = 0x630
+	RegPerfXlatProgramsHi     Reg = 0x634
+	RegPerfXlatHits           Reg = 0x638
+	RegPerfXlatHitsHi         Reg = 0x63C
+	RegPerfXlatMisses         Reg = 0x640
+	RegPerfXlatMissesHi       Reg = 0x644
 
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores

@@ -44,6 +44,7 @@ type renderConfig struct {
 
 func newRenderer(g *GPU, cores int) *renderer {
 	r := &renderer{g: g}
+	r.programs.xlat = &g.xlat
 	for i := 0; i < cores; i++ {
 		r.workers = append(r.workers, newWorker(g, r, i))
 	}

@@ -350,3 +350,24 @@ func TestStencilTwoSidedWithoutFrontFacingRead(t *testing.T) {
 		t.Errorf("back-facing triangle: stencil %d, want 2", s)
 	}
 }
+
+// TestTranslationCounters: every shader instruction of a frame runs as
+// translated code (qpu.Translate), and the counters say so.
+func TestTranslationCounters(t *testing.T) {
+	const W, H = 64, 64
+	verts := solid(0, 1, 0, 1, []testVertex{{x: -1, y: -1, w: 1}, {x: 1, y: -1, w: 1}, {x: -1, y: 1, w: 1}})
+	k := newTestKernel(t, 1, 16<<20)
+	for frame := 0; frame < 2; frame++ {
+		k.renderFrame(&testFrame{width: W, height: H, draws: []testDraw{{mode: cl.PrimTriangles, verts: verts}}})
+	}
+	rd := func(lo Reg) uint64 { return uint64(k.g.ReadReg(lo+4))<<32 | uint64(k.g.ReadReg(lo)) }
+	instr, xlat := rd(RegPerfQPUInstructions), rd(RegPerfXlatInstructions)
+	if instr == 0 || xlat != instr {
+		t.Errorf("%d instructions, %d of them translated: want all", instr, xlat)
+	}
+	progs, hits, misses := rd(RegPerfXlatPrograms), rd(RegPerfXlatHits), rd(RegPerfXlatMisses)
+	if progs == 0 || misses != progs {
+		t.Errorf("%d programs translated on %d cache misses: want as many, and more than 0", progs, misses)
+	}
+	t.Logf("programs %d, hits %d, misses %d", progs, hits, misses)
+}

@@ -16,6 +16,9 @@ import (
 type programCache struct {
 	mu sync.Mutex
 	m  map[uint32]*qpu.Program
+	// xlat gives each loaded program its translation (shared across jobs:
+	// keyed by address and content, so rewritten code is translated anew).
+	xlat *qpu.TranslationCache
 }
 
 func (c *programCache) reset() {
@@ -48,6 +51,9 @@ func (c *programCache) get(m *mmu, pc uint32) (*qpu.Program, error) {
 			return nil, &f
 		}
 		return nil, &clError{msg: fmt.Sprintf("shader at %#x: %v", pc, err), cause: CLErrorCauseShader}
+	}
+	if c.xlat != nil {
+		c.xlat.Translate(p)
 	}
 	if c.m == nil {
 		c.m = make(map[uint32]*qpu.Program)

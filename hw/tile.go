@@ -439,6 +439,7 @@ func (w *worker) shadeVertices() error {
 			return err
 		}
 		w.perf.qpuInstructions += bt.Instructions
+		w.perf.takeCore(w.core)
 		w.perf.vertices += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			o := w.vout[(s+l)*w.vstride:]

@@ -116,6 +116,7 @@ func (w *worker) flushFragments() error {
 		return err
 	}
 	w.perf.qpuInstructions += bt.Instructions
+	w.perf.takeCore(w.core)
 	mask &^= bt.Kill
 	w.resolve(mask)
 	return nil

@@ -84,6 +84,14 @@ const (
 	ParamMemoryQuota // bytes of GPU memory this File may hold (Options.MemoryQuota)
 	ParamMemoryHeld  // bytes of GPU memory charged to this File now
 	ParamResetStatus // the File's context: ResetNone, ResetGuilty or ResetInnocent
+
+	// Shader translation counters (all contexts, since the GPU was
+	// created), as 64-bit values: instructions executed by translated
+	// code, programs translated, translation cache hits and misses.
+	ParamPerfXlatInstructions
+	ParamPerfXlatPrograms
+	ParamPerfXlatHits
+	ParamPerfXlatMisses
 )
 
 // GetParamArgs is the argument of File.GetParam.

@@ -62,8 +62,12 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		d.mu.Lock()
 		a.Value = uint64(f.ctx.resetStatus())
 		d.mu.Unlock()
-	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
+	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices,
+		ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
+		if a.Param >= ParamPerfXlatInstructions {
+			lo = reg(hw.RegPerfXlatInstructions) + reg(a.Param-ParamPerfXlatInstructions)*8
+		}
 		for {
 			hi := d.m.ReadReg(lo + 4)
 			l := d.m.ReadReg(lo)

@@ -145,7 +145,9 @@ type renderResult struct {
 	Triangles      int     `json:"triangles"` // submitted, all frames
 	TrianglesDrawn uint64  `json:"triangles_after_culling"`
 	Tiles          uint64  `json:"tiles"`
-	Instructions   uint64  `json:"shader_instructions"` // 16-lane QPU instructions executed
+	Instructions   uint64  `json:"shader_instructions"`     // 16-lane QPU instructions executed
+	XlatInstrs     uint64  `json:"translated_instructions"` // of those, run by translated code
+	XlatPrograms   uint64  `json:"programs_translated"`
 	Vertices       uint64  `json:"vertices_shaded"`
 	Fragments      uint64  `json:"fragments_shaded"`
 	Milliseconds   float64 `json:"ms"` // rendering and read-back, not loading or encoding
@@ -260,8 +262,8 @@ func cmdRender(args []string) error {
 			fmt.Fprintf(stdout, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
-			res.Output, res.Width, res.Height, res.Triangles, res.TrianglesDrawn, res.Tiles, res.Milliseconds, res.Instructions, res.Vertices, res.Fragments)
+		fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane; %d by translated code, %d programs translated), %d vertices and %d fragments shaded\n",
+			res.Output, res.Width, res.Height, res.Triangles, res.TrianglesDrawn, res.Tiles, res.Milliseconds, res.Instructions, res.XlatInstrs, res.XlatPrograms, res.Vertices, res.Fragments)
 	}
 	return nil
 }
@@ -415,6 +417,8 @@ func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch opt
 	res.TrianglesDrawn = after.Triangles - before.Triangles
 	res.Tiles = after.Tiles - before.Tiles
 	res.Instructions = after.Instructions - before.Instructions
+	res.XlatInstrs = after.XlatInstructions - before.XlatInstructions
+	res.XlatPrograms = after.ProgramsTranslated - before.ProgramsTranslated
 	res.Vertices = after.Vertices - before.Vertices
 	res.Fragments = after.Fragments - before.Fragments
 	if turntable > 0 {
@@ -514,6 +518,9 @@ func cmdBench(args []string) error {
 	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
+	st := ctx.Stats()
+	fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
+		st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {

@@ -30,11 +30,23 @@ func aluProgram() string {
 	return sb.String()
 }
 
+// modes runs a benchmark with the interpreter and with the translation.
+func modes(b *testing.B, p *Program, run func(b *testing.B, interpreted bool)) {
+	b.Run("interpreted", func(b *testing.B) { run(b, true) })
+	Translate(p)
+	b.Run("translated", func(b *testing.B) { run(b, false) })
+}
+
 func BenchmarkRun(b *testing.B) {
 	m := newFlatMem()
 	m.put32(unifVA, f32(1.5))
 	p := load(b, m, aluProgram())
+	modes(b, p, func(b *testing.B, interpreted bool) { benchRun(b, m, p, interpreted) })
+}
+
+func benchRun(b *testing.B, m *flatMem, p *Program, interpreted bool) {
 	c := NewCore(pagedMem{m})
+	c.Interpreted = interpreted
 	bt := newBatch(StageFragment)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -126,7 +138,12 @@ func BenchmarkRunFlat(b *testing.B) {
 		or tlb_g, a.unif, a.unif ; nop
 		or tlb_b, a.unif, a.unif ; nop
 		or tlb_a, a.unif, a.unif ; nop ; end`)
+	modes(b, p, func(b *testing.B, interpreted bool) { benchRunFlat(b, m, p, interpreted) })
+}
+
+func benchRunFlat(b *testing.B, m *flatMem, p *Program, interpreted bool) {
 	c := NewCore(pagedMem{m})
+	c.Interpreted = interpreted
 	c.RetainPages(true)
 	bt := newBatch(StageFragment)
 	b.ReportAllocs()

@@ -108,6 +108,21 @@ type Core struct {
 	// abandons its job.
 	Poll func(steps uint64) error
 
+	// Interpreted makes Run use the reference interpreter even for programs
+	// that have a translation (the differential tests set it).
+	Interpreted bool
+
+	// XlatInstructions counts the instructions this core executed in
+	// translated code (per 16-lane instruction); the owner reads and
+	// resets it.
+	XlatInstructions uint64
+
+	// tabs[t] maps the operand indices of translated code to the arrays
+	// they name for register-file half t (translate.go).
+	tabs     [2]xtab
+	tabBatch [2]*Batch     // the batch each table's colour and input entries point into
+	scratch  [Lanes]uint32 // what batch entries point to before a batch is bound
+
 	mem      Mem
 	sampler  Sampler
 	tmu      *TMU // the core's own TMU while it is the sampler: it shares the page lifetime
@@ -161,6 +176,7 @@ func NewCore(m Mem) *Core {
 	if c.epochSrc != nil {
 		c.epochSeen = c.epochSrc.PageEpoch()
 	}
+	c.initTabs()
 	return c
 }
 
@@ -218,8 +234,21 @@ func fb(f float32) uint32 { return math.Float32bits(f) }
 
 // Run executes p on batch b until END. It returns a *Fault on a page fault
 // and a descriptive error when the program misbehaves (step limit, TMU FIFO
-// misuse, VPM or varying reads out of range, bad dynamic branch).
+// misuse, VPM or varying reads out of range, bad dynamic branch). A program
+// with a translation (Translate, TranslationCache) runs its translated form
+// unless Core.Interpreted is set; the result is the same (translate.go).
 func (c *Core) Run(p *Program, b *Batch) error {
+	if err := c.begin(p, b); err != nil {
+		return err
+	}
+	if x := p.xlat.Load(); x != nil && !c.Interpreted {
+		return c.runTranslated(p, x, b)
+	}
+	return c.interpret(p, b)
+}
+
+// begin resets the core's and the batch's state for a run of p.
+func (c *Core) begin(p *Program, b *Batch) error {
 	b.Color = [4][Lanes]float32{}
 	b.Z = [Lanes]float32{}
 	b.ZWritten, b.Kill, b.Instructions = false, 0, 0
@@ -254,8 +283,12 @@ func (c *Core) Run(p *Program, b *Batch) error {
 		c.FlushPages()
 	}
 	c.checkShootdown()
+	return nil
+}
 
-	code := p.code
+// interpret is the reference interpreter: one predecoded instruction at a
+// time from the entry point.
+func (c *Core) interpret(p *Program, b *Batch) error {
 	pc := p.entry
 	stop := c.firstStop()
 	var steps uint64
@@ -268,70 +301,83 @@ func (c *Core) Run(p *Program, b *Batch) error {
 			}
 		}
 		steps++
-		in := &code[pc]
-		if c.sfuDelay != 0 {
-			c.sfuDelay--
-			if c.sfuDelay == 0 {
-				c.acc[4] = c.sfuVal
-			}
-		}
-		next := pc + 1
-		switch in.kind {
-		case kindALU:
-			if err := c.alu(in, b); err != nil {
-				b.Instructions = steps
-				return c.located(in, err)
-			}
-		case kindLoadImm:
-			r := &c.res[0]
-			broadcast(r, in.imm)
-			if in.sf == sfImm {
-				c.setFlagsInt(r)
-			}
-			if err := c.write(in.dstAdd, c.condMask(in.condAdd), r, b); err != nil {
-				b.Instructions = steps
-				return c.located(in, err)
-			}
-			if err := c.write(in.dstMul, c.condMask(in.condMul), r, b); err != nil {
-				b.Instructions = steps
-				return c.located(in, err)
-			}
-		case kindBranch:
-			t, err := c.branch(p, in, b)
-			if err != nil {
-				b.Instructions = steps
-				return c.located(in, err)
-			}
-			if t >= 0 {
-				next = t
-				c.checkShootdown()
-			}
-		default:
+		next, end, err := c.step(p, pc, b)
+		if err != nil || end {
 			b.Instructions = steps
-			return fmt.Errorf("qpu: program %#x: executed undecoded address %#x", p.Entry(), p.base+uint32(pc)*isa.InstrBytes)
-		}
-		switch in.sig {
-		case isa.SigLDTMU:
-			if err := c.ldtmu(); err != nil {
-				b.Instructions = steps
-				return c.located(in, err)
-			}
-		case isa.SigTHRSW, isa.SigLastTHRSW:
-			c.poisonAccs(p.accsUsed)
-			c.sfuDelay = 0
-		case isa.SigEND:
-			b.Instructions = steps
-			if c.fifoLen != 0 {
-				return c.located(in, fmt.Errorf("program ended with %d TMU results not popped", c.fifoLen))
-			}
-			return nil
-		}
-		if int(next) >= len(code) || next < 0 {
-			b.Instructions = steps
-			return fmt.Errorf("qpu: program %#x: ran past the last decoded instruction at %#x", p.Entry(), in.addr)
+			return err
 		}
 		pc = next
 	}
+}
+
+// step executes the instruction at code index pc and returns the index of
+// the next one, or end when the program ended (err nil) or failed.
+func (c *Core) step(p *Program, pc int32, b *Batch) (next int32, end bool, err error) {
+	code := p.code
+	in := &code[pc]
+	if c.sfuDelay != 0 {
+		c.sfuDelay--
+		if c.sfuDelay == 0 {
+			c.acc[4] = c.sfuVal
+		}
+	}
+	next = pc + 1
+	switch in.kind {
+	case kindALU:
+		if err := c.alu(in, b); err != nil {
+			return 0, true, c.located(in, err)
+		}
+	case kindLoadImm:
+		r := &c.res[0]
+		broadcast(r, in.imm)
+		if in.sf == sfImm {
+			c.setFlagsInt(r)
+		}
+		if err := c.write(in.dstAdd, c.condMask(in.condAdd), r, b); err != nil {
+			return 0, true, c.located(in, err)
+		}
+		if err := c.write(in.dstMul, c.condMask(in.condMul), r, b); err != nil {
+			return 0, true, c.located(in, err)
+		}
+	case kindBranch:
+		t, err := c.branch(p, in, b)
+		if err != nil {
+			return 0, true, c.located(in, err)
+		}
+		if t >= 0 {
+			next = t
+			c.checkShootdown()
+		}
+	default:
+		return 0, true, fmt.Errorf("qpu: program %#x: executed undecoded address %#x", p.Entry(), p.base+uint32(pc)*isa.InstrBytes)
+	}
+	switch in.sig {
+	case isa.SigLDTMU:
+		if err := c.ldtmu(); err != nil {
+			return 0, true, c.located(in, err)
+		}
+	case isa.SigTHRSW, isa.SigLastTHRSW:
+		c.poisonAccs(p.accsUsed)
+		c.sfuDelay = 0
+	case isa.SigEND:
+		return 0, true, c.endCheck(in)
+	}
+	if int(next) >= len(code) || next < 0 {
+		return 0, true, ranPast(p, in)
+	}
+	return next, false, nil
+}
+
+// endCheck is END's check that the TMU FIFO was drained.
+func (c *Core) endCheck(in *inst) error {
+	if c.fifoLen != 0 {
+		return c.located(in, fmt.Errorf("program ended with %d TMU results not popped", c.fifoLen))
+	}
+	return nil
+}
+
+func ranPast(p *Program, in *inst) error {
+	return fmt.Errorf("qpu: program %#x: ran past the last decoded instruction at %#x", p.Entry(), in.addr)
 }
 
 func (c *Core) poisonAccs(used uint8) {
@@ -694,13 +740,9 @@ func floatsFromBits(dst *[Lanes]float32, src *[Lanes]uint32) {
 func sfu(dst uint8, mask uint16, r, out *[Lanes]uint32) {
 	switch dst {
 	case dstSFURecip:
-		for l := range r {
-			out[l] = fb(1 / ff(r[l]))
-		}
+		vrecip(r, out)
 	case dstSFURecipSqrt:
-		for l := range r {
-			out[l] = fb(float32(1 / math.Sqrt(float64(ff(r[l])))))
-		}
+		vrsqrt(r, out)
 	case dstSFUExp2:
 		for l := range r {
 			if mask&(1<<l) != 0 {

@@ -28,8 +28,9 @@
 // 16-bit masks. When a unit's condition is ALWAYS and its destination is a
 // register the other unit does not read, the op computes straight into the
 // destination; otherwise into a temporary that is then copied (full mask)
-// or selected per lane. BenchmarkRun measures about 35–45 ns per dual-issue
-// instruction (16 lanes, two ops) on the shared 2-core development machine.
+// or selected per lane. BenchmarkRun measured about 35–45 ns per dual-issue
+// instruction (16 lanes, two ops) on the shared 2-core development machine
+// before translation and the SSE2 kernels.
 //
 // Within one instruction the order is: the A read, the B read (each may
 // consume a uniform, varying or VPM word), both ops, flags, the add unit's
@@ -37,6 +38,18 @@
 // to TMU_S or VPM happens (consuming a uniform or advancing the VPM word)
 // even when no lane's condition passes, so the streams stay in step with
 // the program text.
+//
+// # Translation
+//
+// Translate (or a TranslationCache, which package hw shares GPU-wide)
+// turns a Program into blocks of pre-bound micro-ops (translate.go); Run
+// executes that form when a program has it. The interpreter above remains
+// the reference: Core.Interpreted forces it, and the differential tests
+// (translate_test.go, corpus_xlat_test.go, FuzzTranslate) require both to
+// leave identical registers, flags, memory, errors and instruction counts.
+// Core.XlatInstructions counts the instructions run as translated code.
+// The commonest lane kernels (FADD, FSUB, FMUL, integer add, sub, and, or,
+// xor) are SSE2 assembly on amd64 (kernels_amd64.s), used by both.
 //
 // # Behaviour beyond the hardware document (chosen here, tested)
 //

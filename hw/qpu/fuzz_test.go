@@ -58,54 +58,12 @@ func FuzzRunValid(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24})
 	f.Add(make([]byte, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n := len(data) / 8
-		if n == 0 || n > 256 {
+		code := validCode(t, data)
+		if code == nil {
 			return
 		}
-		sigs := []isa.Sig{isa.SigNone, isa.SigTHRSW, isa.SigNone, isa.SigLDTMU, isa.SigSmallImm, isa.SigLastTHRSW, isa.SigLoadImm, isa.SigBranch}
-		validW := func(x uint64) isa.Waddr {
-			w := isa.Waddr(x & 63)
-			if !w.Valid() {
-				return isa.WaddrNOP
-			}
-			return w
-		}
-		validR := func(x uint64, fileB bool) isa.Raddr {
-			r := isa.Raddr(x & 63)
-			if !r.ValidA() || (fileB && !r.ValidB()) {
-				return isa.RaddrNOP
-			}
-			return r
-		}
 		m := newFlatMem()
-		for k := 0; k < n; k++ {
-			w := binary.LittleEndian.Uint64(data[8*k:])
-			in := isa.Instr{Sig: sigs[w&7], CondAdd: isa.Cond(w >> 3 & 7), CondMul: isa.Cond(w >> 6 & 7),
-				SF: w>>9&1 != 0, WS: w>>10&1 != 0, WaddrAdd: validW(w >> 11), WaddrMul: validW(w >> 17),
-				OpAdd: isa.AddOp((w >> 23 & 63) % isa.NumAddOps), OpMul: isa.MulOp((w >> 29 & 7) % isa.NumMulOps),
-				RaddrA: validR(w>>32, false), RaddrB: validR(w>>38, true),
-				AddA: isa.Mux(w >> 44 & 7), AddB: isa.Mux(w >> 47 & 7), MulA: isa.Mux(w >> 50 & 7), MulB: isa.Mux(w >> 53 & 7),
-				Imm: uint32(w >> 24), CondBr: isa.BranchCond(w >> 56 & 15)}
-			if in.Sig == isa.SigSmallImm {
-				in.RaddrB %= isa.NumSmallImms
-			}
-			if in.Sig == isa.SigBranch {
-				if in.CondBr > isa.BranchAnyCC {
-					in.CondBr = isa.BranchAlways
-				}
-				in.WaddrAdd, in.WaddrMul = isa.WaddrNOP, isa.WaddrNOP
-				in.BranchImm = int32(codeVA + 8*(uint32(w>>40)%uint32(n)))
-			}
-			if k == n-1 {
-				in = isa.Instr{Sig: isa.SigEND}
-			}
-			if in.OpAdd != isa.OpNOP && in.OpMul != isa.OpMulNOP && in.WaddrAdd == in.WaddrMul && !in.WaddrAdd.IsRegFile() {
-				in.WaddrMul = isa.WaddrNOP
-			}
-			word := isa.Encode(in)
-			if _, err := isa.Decode(word); err != nil {
-				t.Fatalf("built an invalid instruction %+v: %v", in, err)
-			}
+		for k, word := range code {
 			m.put32(codeVA+uint32(8*k), uint32(word), uint32(word>>32))
 		}
 		m.put32(unifVA, texVA, texVA, texVA, texVA, texVA, texVA, texVA, texVA)
@@ -122,4 +80,61 @@ func FuzzRunValid(f *testing.F) {
 			_ = c.Run(p, b)
 		}
 	})
+}
+
+// validCode builds a program of valid instructions from data (every field
+// forced into its defined range, branches kept inside the program, the last
+// instruction END), or nil when data holds no or too many instructions.
+func validCode(t testing.TB, data []byte) []uint64 {
+	n := len(data) / 8
+	if n == 0 || n > 256 {
+		return nil
+	}
+	sigs := []isa.Sig{isa.SigNone, isa.SigTHRSW, isa.SigNone, isa.SigLDTMU, isa.SigSmallImm, isa.SigLastTHRSW, isa.SigLoadImm, isa.SigBranch}
+	validW := func(x uint64) isa.Waddr {
+		w := isa.Waddr(x & 63)
+		if !w.Valid() {
+			return isa.WaddrNOP
+		}
+		return w
+	}
+	validR := func(x uint64, fileB bool) isa.Raddr {
+		r := isa.Raddr(x & 63)
+		if !r.ValidA() || (fileB && !r.ValidB()) {
+			return isa.RaddrNOP
+		}
+		return r
+	}
+	code := make([]uint64, n)
+	for k := 0; k < n; k++ {
+		w := binary.LittleEndian.Uint64(data[8*k:])
+		in := isa.Instr{Sig: sigs[w&7], CondAdd: isa.Cond(w >> 3 & 7), CondMul: isa.Cond(w >> 6 & 7),
+			SF: w>>9&1 != 0, WS: w>>10&1 != 0, WaddrAdd: validW(w >> 11), WaddrMul: validW(w >> 17),
+			OpAdd: isa.AddOp((w >> 23 & 63) % isa.NumAddOps), OpMul: isa.MulOp((w >> 29 & 7) % isa.NumMulOps),
+			RaddrA: validR(w>>32, false), RaddrB: validR(w>>38, true),
+			AddA: isa.Mux(w >> 44 & 7), AddB: isa.Mux(w >> 47 & 7), MulA: isa.Mux(w >> 50 & 7), MulB: isa.Mux(w >> 53 & 7),
+			Imm: uint32(w >> 24), CondBr: isa.BranchCond(w >> 56 & 15)}
+		if in.Sig == isa.SigSmallImm {
+			in.RaddrB %= isa.NumSmallImms
+		}
+		if in.Sig == isa.SigBranch {
+			if in.CondBr > isa.BranchAnyCC {
+				in.CondBr = isa.BranchAlways
+			}
+			in.WaddrAdd, in.WaddrMul = isa.WaddrNOP, isa.WaddrNOP
+			in.BranchImm = int32(codeVA + 8*(uint32(w>>40)%uint32(n)))
+		}
+		if k == n-1 {
+			in = isa.Instr{Sig: isa.SigEND}
+		}
+		if in.OpAdd != isa.OpNOP && in.OpMul != isa.OpMulNOP && in.WaddrAdd == in.WaddrMul && !in.WaddrAdd.IsRegFile() {
+			in.WaddrMul = isa.WaddrNOP
+		}
+		word := isa.Encode(in)
+		if _, err := isa.Decode(word); err != nil {
+			t.Fatalf("built an invalid instruction %+v: %v", in, err)
+		}
+		code[k] = word
+	}
+	return code
 }

@@ -1,6 +1,7 @@
 package qpu
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -64,7 +65,7 @@ type pagedMem struct{ *flatMem }
 
 func (m pagedMem) Page(va uint32, write bool) ([]byte, bool) {
 	p := va &^ 0xfff
-	if p < m.base || p+0x1000 > m.base+uint32(len(m.data)) || (write && p < m.roEnd) {
+	if p < m.base || uint64(p)+0x1000 > uint64(m.base)+uint64(len(m.data)) || (write && p < m.roEnd) {
 		return nil, false
 	}
 	return m.data[p-m.base : p-m.base+0x1000], true
@@ -104,11 +105,21 @@ func newBatch(stage Stage) *Batch {
 	}
 }
 
-// runProgram assembles and runs src on b with a fresh core over paged memory.
+// runProgram assembles and runs src on b with a fresh core over paged
+// memory, translated, and checks that the reference interpreter, run on
+// copies of m and b, ends in the same state (DiffRun).
 func runProgram(t testing.TB, m *flatMem, src string, b *Batch) error {
 	t.Helper()
 	p := load(t, m, src)
-	return NewCore(pagedMem{m}).Run(p, b)
+	ref := &flatMem{base: m.base, data: append([]byte(nil), m.data...), roEnd: m.roEnd}
+	diff, err := DiffRun(p, pagedMem{ref}, pagedMem{m}, CloneBatch(b), b, DefaultStepLimit)
+	if diff != "" {
+		t.Errorf("translation and interpreter differ:\n%s", diff)
+	}
+	if !bytes.Equal(ref.data, m.data) {
+		t.Errorf("translation and interpreter leave different memory")
+	}
+	return err
 }
 
 func mustRun(t testing.TB, m *flatMem, src string, b *Batch) {

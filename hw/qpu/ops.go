@@ -16,7 +16,8 @@ import (
 // l of its operands before writing lane l of r and touches no other lane,
 // except FDX/FDY, so r may alias an operand for all other ops. Float results
 // go through an explicit float32 conversion so no platform fuses them into
-// FMAs. This file and kernels_gen.go are the place for a SIMD version.
+// FMAs. The commonest float and integer ops run as SSE2 kernels on amd64
+// (kernels_amd64.s, the v* functions), kernels_gen.go's elsewhere.
 
 // fl views a lane array as float32s. Loading floats directly avoids a
 // general-register→XMM move per lane (measured: about 1.5x on FADD/FMUL).
@@ -71,9 +72,9 @@ func floor32(x float32) float32 { return float32(math.Floor(float64(x))) }
 func execAdd(op isa.AddOp, a, b, r *[Lanes]uint32, fragment bool) {
 	switch op {
 	case isa.OpFADD:
-		kfadd(a, b, r)
+		vfadd(a, b, r)
 	case isa.OpFSUB:
-		kfsub(a, b, r)
+		vfsub(a, b, r)
 	case isa.OpFMIN:
 		af, bf, rf := fl(a), fl(b), fl(r)
 		for l := range rf {
@@ -103,9 +104,9 @@ func execAdd(op isa.AddOp, a, b, r *[Lanes]uint32, fragment bool) {
 			rf[l] = float32(int32(a[l]))
 		}
 	case isa.OpADD:
-		kiadd(a, b, r)
+		viadd(a, b, r)
 	case isa.OpSUB:
-		kisub(a, b, r)
+		visub(a, b, r)
 	case isa.OpSHR:
 		kishr(a, b, r)
 	case isa.OpASR:
@@ -125,15 +126,15 @@ func execAdd(op isa.AddOp, a, b, r *[Lanes]uint32, fragment bool) {
 			r[l] = uint32(max(int32(a[l]), int32(b[l])))
 		}
 	case isa.OpAND:
-		kiand(a, b, r)
+		viand(a, b, r)
 	case isa.OpOR:
 		if a == b { // "or x, y, y" is the compiler's mov: x|x = x, copied
 			*r = *a
 			return
 		}
-		kior(a, b, r)
+		vior(a, b, r)
 	case isa.OpXOR:
-		kixor(a, b, r)
+		vixor(a, b, r)
 	case isa.OpNOT:
 		kinot(a, r)
 	case isa.OpCLZ:
@@ -194,10 +195,26 @@ func execAdd(op isa.AddOp, a, b, r *[Lanes]uint32, fragment bool) {
 func execMul(op isa.MulOp, a, b, r *[Lanes]uint32) {
 	switch op {
 	case isa.OpFMUL, isa.OpFMULABS:
-		kfmul(a, b, r)
+		vfmul(a, b, r)
 	case isa.OpMUL24:
 		kmul24(a, b, r)
 	case isa.OpMOV:
 		*r = *a
+	}
+}
+
+// krecip and krsqrt are the SFU's RECIP and RECIPSQRT per lane (every lane;
+// the caller zeroes the masked-off ones): 1/x in float32, and 1/sqrt(x)
+// computed in float64 and rounded once to float32. vrecip and vrsqrt are
+// the same in SSE2 on amd64 (kernels_amd64.s).
+func krecip(r, out *[Lanes]uint32) {
+	for l := range r {
+		out[l] = fb(1 / ff(r[l]))
+	}
+}
+
+func krsqrt(r, out *[Lanes]uint32) {
+	for l := range r {
+		out[l] = fb(float32(1 / math.Sqrt(float64(ff(r[l])))))
 	}
 }

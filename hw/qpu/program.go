@@ -3,6 +3,7 @@ package qpu
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 
 	"github.com/tilegpu/tilegpu/hw/isa"
 )
@@ -121,6 +122,8 @@ type Program struct {
 	reads     uint32   // bit k: some instruction reads raddr kind rd* k
 	accsUsed  uint8    // bit k: accumulator r_k is read or written
 	count     int
+
+	xlat atomic.Pointer[translation] // set once by Translate (translate.go)
 }
 
 // Entry returns the address the program starts at.

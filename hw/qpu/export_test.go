@@ -1,0 +1,107 @@
+package qpu
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// archState is everything a program can observe or leave behind in a core
+// and its batch: registers, accumulators, flags, the SFU pipeline, the
+// stream positions, the TMU FIFO and staging, and the batch's results. The
+// translator's scratch (res, valA, valB) is not architectural.
+type archState struct {
+	Regs                [64][Lanes]uint32
+	Acc                 [6][Lanes]uint32
+	FlagZ, FlagN, FlagC uint16
+	SFUDelay            int
+	SFUVal              [Lanes]uint32
+	UnifPtr             uint32
+	VaryNext            int
+	VPMRead, VPMWrite   int
+	FIFO                [tmuDepth]tmuResult
+	FIFOHead, FIFOLen   int
+	FIFOPop             int
+	StoreData           [Lanes]uint32
+	Tex                 [4][Lanes]uint32 // S, T, R, LOD or bias staged, as bits
+	TexFlags            [3]bool
+	TexMask             uint16
+	Color               [4][Lanes]uint32
+	Z                   [Lanes]uint32
+	ZWritten            bool
+	Kill                uint16
+	Instructions        uint64
+	VPMOut              []uint32
+	Err                 string
+}
+
+func bitsOf(f []float32) []uint32 {
+	r := make([]uint32, len(f))
+	for k, v := range f {
+		r[k] = math.Float32bits(v)
+	}
+	return r
+}
+
+func snapshot(c *Core, b *Batch, err error) archState {
+	s := archState{Regs: c.regs, Acc: c.acc, FlagZ: c.flagZ, FlagN: c.flagN, FlagC: c.flagC,
+		SFUDelay: c.sfuDelay, SFUVal: c.sfuVal, UnifPtr: c.unifPtr, VaryNext: c.varyNext,
+		VPMRead: c.vpmRead, VPMWrite: c.vpmWrite, FIFO: c.fifo, FIFOHead: c.fifoHead,
+		FIFOLen: c.fifoLen, FIFOPop: c.fifoPop, StoreData: c.storeData,
+		TexFlags: [3]bool{c.tex.HasBias, c.tex.HasLOD, c.tex.Derivatives}, TexMask: c.tex.Mask,
+		ZWritten: b.ZWritten, Kill: b.Kill, Instructions: b.Instructions, VPMOut: bitsOf(b.VPMOut)}
+	for k := range b.Color {
+		copy(s.Color[k][:], bitsOf(b.Color[k][:]))
+	}
+	copy(s.Z[:], bitsOf(b.Z[:]))
+	for k, a := range []*[Lanes]float32{&c.tex.S, &c.tex.T, &c.tex.R, &c.tex.LOD} {
+		copy(s.Tex[k][:], bitsOf(a[:]))
+	}
+	if c.tex.HasBias {
+		copy(s.Tex[3][:], bitsOf(c.tex.Bias[:]))
+	}
+	if err != nil {
+		s.Err = err.Error()
+	}
+	return s
+}
+
+// diffStates describes the fields in which two states differ ("" if none).
+func diffStates(want, got archState) string {
+	var d []string
+	wv, gv := reflect.ValueOf(want), reflect.ValueOf(got)
+	for k := 0; k < wv.NumField(); k++ {
+		if !reflect.DeepEqual(wv.Field(k).Interface(), gv.Field(k).Interface()) {
+			d = append(d, fmt.Sprintf("%s: interpreter %v, translation %v", wv.Type().Field(k).Name,
+				wv.Field(k).Interface(), gv.Field(k).Interface()))
+		}
+	}
+	return strings.Join(d, "\n")
+}
+
+// DiffRun runs p with the reference interpreter on (ma, ba) and with its
+// translation on (mb, bb), each on a fresh core with the given step limit,
+// and returns a description of every architectural difference ("" if none)
+// and the translated run's error. The caller compares the two memories.
+func DiffRun(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64) (diff string, err error) {
+	Translate(p)
+	ci, ct := NewCore(ma), NewCore(mb)
+	ci.StepLimit, ct.StepLimit = limit, limit
+	ci.Interpreted = true
+	erri := ci.Run(p, ba)
+	errt := ct.Run(p, bb)
+	if ct.XlatInstructions > bb.Instructions {
+		return fmt.Sprintf("translated instructions %d > instructions %d", ct.XlatInstructions, bb.Instructions), errt
+	}
+	return diffStates(snapshot(ci, ba, erri), snapshot(ct, bb, errt)), errt
+}
+
+// CloneBatch copies a batch's inputs into fresh slices.
+func CloneBatch(b *Batch) *Batch {
+	c := *b
+	c.VPMIn = append([]float32(nil), b.VPMIn...)
+	c.VPMOut = append([]float32(nil), b.VPMOut...)
+	c.Varyings = append([]float32(nil), b.Varyings...)
+	return &c
+}
