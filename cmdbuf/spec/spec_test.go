@@ -1,0 +1,46 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	cmds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := 0
+	for _, c := range cmds {
+		if c.ID < 256 {
+			common++
+		}
+	}
+	if common != 7 {
+		t.Errorf("%d common commands, want 7 (Noop, SetToken, the bucket commands)", common)
+	}
+	if c := cmds[len(cmds)-1]; c.Name != "Viewport" || c.Fixed() != 5 {
+		t.Errorf("last command %s with %d entries, want Viewport with 5", c.Name, c.Fixed())
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"x Foo", "command id"},
+		{"4096 Foo", "command id"},
+		{"300 A\n300 B", "duplicate"},
+		{"300 A x:float", "unknown type"},
+		{"300 A x:u32:4", "only shm and immediate"},
+		{"300 A d:shm:n", "earlier u32"},
+		{"300 A n:u32 d:f32s:n x:u32", "last argument"},
+		{"300 A b:u32!", "unknown type"},
+		{"5 A", "common"},
+		{"300 A x:u32 x:u32", "duplicate argument"},
+		{"# nothing", "no commands"},
+	} {
+		_, err := Parse(tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.src, err, tc.want)
+		}
+	}
+}
