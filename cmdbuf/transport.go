@@ -47,9 +47,9 @@ var ErrContextLost = errors.New("cmdbuf: GPU context lost")
 func Dial(addr string) (Transport, error) {
 	switch {
 	case strings.HasPrefix(addr, "unix:"):
-		return nil, nil // DialUnix(strings.TrimPrefix(addr, "unix:"))
+		return DialUnix(strings.TrimPrefix(addr, "unix:"))
 	case strings.HasPrefix(addr, "tcp:"):
-		return nil, nil // DialTCP(strings.TrimPrefix(addr, "tcp:"))
+		return DialTCP(strings.TrimPrefix(addr, "tcp:"))
 	}
 	return nil, fmt.Errorf("cmdbuf: address %q is neither unix:PATH nor tcp:HOST:PORT", addr)
 }
