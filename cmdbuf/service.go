@@ -371,3 +371,6 @@ func (ss *session) close() {
 	s.mu.Unlock()
 	s.logf("client %d: disconnected, resources released", ss.id)
 }
+
+// GPUMemoryInUse is the GPU memory all clients hold, in bytes.
+func (s *Service) GPUMemoryInUse() int { return s.dev.MemoryInUse() }
