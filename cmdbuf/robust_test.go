@@ -291,4 +291,3 @@ func TestGarbageClientWhileOthersRender(t *testing.T) {
 		})
 	}
 }
-
