@@ -1,0 +1,273 @@
+package cmdbuf
+
+import (
+	"testing"
+
+	"github.com/tilegpu/tilegpu/gl"
+)
+
+func TestTokenPassedAcrossWrap(t *testing.T) {
+	for _, tc := range []struct {
+		t, last uint32
+		want    bool
+	}{
+		{5, 5, true},
+		{5, 6, true},
+		{6, 5, false},
+		{tokenMask, 0, true},      // last wrapped past the token
+		{tokenMask, 3, true},      // and further
+		{0, tokenMask, false},     // the token is after the wrap, last before it
+		{2, tokenMask - 1, false}, // likewise
+		{tokenMask - 10, tokenMask, true},
+		{1, 1 + tokenHalf - 1, true},
+		{1, 1 + tokenHalf, false}, // more than 2^30 apart reads as "ahead"
+	} {
+		if got := tokenPassed(tc.t, tc.last); got != tc.want {
+			t.Errorf("tokenPassed(%d, %d) = %v, want %v", tc.t, tc.last, got, tc.want)
+		}
+	}
+	if nextToken(tokenMask) != 0 || nextToken(0) != 1 {
+		t.Error("nextToken does not wrap at 2^31")
+	}
+}
+
+// TestTokensThroughServiceAcrossWrap inserts and waits for tokens on a real
+// service while the token counter wraps at 2^31.
+func TestTokensThroughServiceAcrossWrap(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 1, Height: 1, TransferSize: 4096, MaxTransferSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.token = tokenMask - 5
+	c.lastToken = c.token
+	var toks []uint32
+	for range 12 {
+		toks = append(toks, c.InsertToken())
+	}
+	if toks[4] != tokenMask || toks[5] != 0 {
+		t.Fatalf("tokens %v do not wrap at 2^31", toks)
+	}
+	if tokenPassed(toks[11], c.lastToken) {
+		t.Fatal("token reported passed before the service saw it")
+	}
+	c.WaitForToken(toks[11])
+	for _, tk := range toks {
+		if !tokenPassed(tk, c.lastToken) {
+			t.Errorf("token %d not passed after waiting for %d (last %d)", tk, toks[11], c.lastToken)
+		}
+	}
+	// Transfer-buffer blocks freed pending tokens on both sides of the wrap
+	// are reclaimed: upload more than the 4 KiB buffer many times over.
+	b := c.CreateBuffer()
+	c.BindBuffer(gl.ARRAY_BUFFER, b)
+	c.BufferInit(gl.ARRAY_BUFFER, 64<<10, gl.STATIC_DRAW)
+	data := make([]byte, 64<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	c.BufferSubData(gl.ARRAY_BUFFER, 0, data)
+	if c.GetError() != gl.NO_ERROR || c.Err() != nil {
+		t.Fatalf("upload across the token wrap failed: %v", c.Err())
+	}
+}
+
+// fakeTokens is a token source for the allocator: tokens pass when the
+// test says so; waitToken passes everything up to the token.
+type fakeTokens struct {
+	next, last uint32
+	waits      int
+}
+
+func (f *fakeTokens) insert() uint32 { f.next = nextToken(f.next); return f.next }
+func (f *fakeTokens) wait(t uint32) {
+	f.waits++
+	f.last = t
+}
+
+func TestRingAllocator(t *testing.T) {
+	ft := &fakeTokens{}
+	r := newRingAllocator(1024, ft.wait, func() uint32 { return ft.last })
+	a := r.alloc(400)
+	b := r.alloc(400)
+	if a != 0 || b != 400 {
+		t.Fatalf("first blocks at %d, %d", a, b)
+	}
+	r.freePendingToken(a, ft.insert())
+	r.freePendingToken(b, ft.insert())
+	// 224 bytes left at the end: a 300-byte block must wrap, padding the
+	// tail, and wait for the first block's token (but not the second's).
+	c := r.alloc(300)
+	if c != 0 {
+		t.Fatalf("wrapped block at %d, want 0", c)
+	}
+	if ft.waits != 1 || ft.last != 1 {
+		t.Fatalf("waits=%d last=%d, want one wait for token 1", ft.waits, ft.last)
+	}
+	var padding, pending, inuse int
+	for _, bl := range r.live() {
+		switch bl.state {
+		case blockPadding:
+			padding++
+			if bl.off != 800 || bl.size != 224 {
+				t.Errorf("padding block %+v, want 800+224", bl)
+			}
+		case blockFreePendingToken:
+			pending++
+		case blockInUse:
+			inuse++
+		}
+	}
+	if padding != 1 || pending != 1 || inuse != 1 {
+		t.Errorf("blocks %+v: want one padding, one pending, one in use", r.live())
+	}
+	r.freePendingToken(c, ft.insert())
+	// A passed token is reclaimed without waiting.
+	ft.last = 3
+	if got := r.largestFreeNoWait(); got != 1024 {
+		t.Errorf("largest free after all tokens passed = %d, want 1024", got)
+	}
+	// allocUpTo takes what is free rather than waiting.
+	x := r.alloc(512)
+	r.freePendingToken(x, ft.insert())
+	off, got := r.allocUpTo(1000)
+	if off != 512 || got != 512 || ft.waits != 1 {
+		t.Errorf("allocUpTo(1000) = %d+%d (waits %d), want 512+512 without waiting", off, got, ft.waits)
+	}
+}
+
+// TestRingAllocatorStreaming checks that no two live blocks overlap and the
+// block list stays bounded over a long stream of odd-sized allocations.
+func TestRingAllocatorStreaming(t *testing.T) {
+	ft := &fakeTokens{}
+	r := newRingAllocator(4096, ft.wait, func() uint32 { return ft.last })
+	for i := range 20000 {
+		size := 16 + (i*37)%1500
+		off := r.alloc(size)
+		if off%allocAlign != 0 || off+size > 4096 {
+			t.Fatalf("block %d at %d+%d outside the buffer", i, off, size)
+		}
+		for _, b := range r.live()[:len(r.live())-1] {
+			if b.state != blockPadding && off < b.off+b.size && b.off < off+size {
+				t.Fatalf("block %d at %d+%d overlaps live block %+v", i, off, size, b)
+			}
+		}
+		r.freePendingToken(off, ft.insert())
+		if i%5 == 0 {
+			ft.last = ft.next - 3 // the service lags a few tokens behind
+		}
+	}
+	if cap(r.blocks) > 512 {
+		t.Errorf("block deque grew to %d", cap(r.blocks))
+	}
+}
+
+// TestRingWrapsWithNoop: a small ring wraps many times; commands never
+// straddle the end (the helper pads with Noop) and the service follows.
+func TestRingWrapsWithNoop(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 4, Height: 4, RingSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	wraps := 0
+	for i := range 5000 {
+		before := c.put
+		c.ClearColor(1, 0, float32(i), 1) // 5 entries: 1024 is not a multiple
+		if c.put < before {
+			wraps++
+		}
+	}
+	c.ClearColor(0, 1, 0, 1)
+	c.Clear(gl.COLOR_BUFFER_BIT)
+	img, err := c.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wraps < 10 {
+		t.Errorf("ring wrapped %d times", wraps)
+	}
+	if img.Pix[1] != 255 || img.Pix[0] != 0 {
+		t.Errorf("pixel %v after wrapping, want green", img.Pix[:4])
+	}
+	if e := c.GetError(); e != gl.NO_ERROR {
+		t.Errorf("GetError = 0x%x", e)
+	}
+}
+
+// TestFrameWithoutQueryHasNoRoundTrip: encoding a frame (draws, uniforms,
+// flush) never waits for the service; queries GL lets the client cache
+// (limits, strings, uniform locations of a linked program) wait once.
+func TestFrameWithoutQueryHasNoRoundTrip(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 32, Height: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	vs := "attribute vec2 p; void main(){ gl_Position = vec4(p, 0.0, 1.0); }"
+	fs := "precision mediump float; uniform vec4 u_color; void main(){ gl_FragColor = u_color; }"
+	prog := c.CreateProgram()
+	for _, sh := range []struct {
+		ty  gl.Enum
+		src string
+	}{{gl.VERTEX_SHADER, vs}, {gl.FRAGMENT_SHADER, fs}} {
+		s := c.CreateShader(sh.ty)
+		c.ShaderSource(s, sh.src)
+		c.CompileShader(s)
+		c.AttachShader(prog, s)
+	}
+	c.BindAttribLocation(prog, gl.Attrib{Value: 0}, "p")
+	c.LinkProgram(prog)
+	c.UseProgram(prog)
+	loc := c.GetUniformLocation(prog, "u_color")
+	if loc.Value < 0 {
+		t.Fatalf("u_color not found: %s", c.GetProgramInfoLog(prog))
+	}
+	c.GetInteger(gl.MAX_TEXTURE_SIZE)
+	c.GetString(gl.RENDERER)
+	vbo := c.CreateBuffer()
+	c.BindBuffer(gl.ARRAY_BUFFER, vbo)
+	c.BufferData(gl.ARRAY_BUFFER, make([]byte, 32), gl.STATIC_DRAW)
+	c.EnableVertexAttribArray(gl.Attrib{Value: 0})
+	c.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
+
+	before := c.RoundTrips()
+	for f := range 20 {
+		c.Clear(gl.COLOR_BUFFER_BIT)
+		for k := range 50 {
+			c.Uniform4f(c.GetUniformLocation(prog, "u_color"), float32(k)/50, 0, float32(f)/20, 1)
+			c.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+		}
+		_ = c.GetInteger(gl.MAX_TEXTURE_SIZE)
+		_ = c.GetString(gl.RENDERER)
+		c.Flush()
+	}
+	if n := c.RoundTrips() - before; n != 0 {
+		t.Errorf("20 frames without queries made %d round trips", n)
+	}
+	c.Finish()
+	if n := c.RoundTrips() - before; n != 1 {
+		t.Errorf("Finish made %d round trips, want 1", n)
+	}
+	if e := c.GetError(); e != gl.NO_ERROR {
+		t.Errorf("GetError = 0x%x", e)
+	}
+}
