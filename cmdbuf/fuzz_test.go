@@ -53,7 +53,7 @@ func FuzzDecoder(f *testing.F) {
 			return
 		}
 		s := fuzzService(t)
-		ss, err := s.connect()
+		ss, err := s.connect("fuzz")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ type inProcess struct {
 // NewInProcess connects a client transport to s within this process (for
 // tests and for embedding the service).
 func NewInProcess(s *Service) (Transport, error) {
-	ss, err := s.connect()
+	ss, err := s.connect("in-process")
 	if err != nil {
 		return nil, err
 	}

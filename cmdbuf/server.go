@@ -18,7 +18,7 @@ func (s *Service) ServeUnix(l *net.UnixListener) error {
 		if err != nil {
 			return err
 		}
-		go s.serveConn(&packetConn{c: c}, false)
+		go s.serveConn(&packetConn{c: c}, false, "unix")
 	}
 }
 
@@ -34,7 +34,7 @@ func (s *Service) ServeTCP(l net.Listener) error {
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
-		go s.serveConn(newStreamConn(c), true)
+		go s.serveConn(newStreamConn(c), true, "tcp "+c.RemoteAddr().String())
 	}
 }
 
@@ -45,11 +45,11 @@ func ListenUnix(path string) (*net.UnixListener, error) {
 
 // serveConn runs one client connection: the control messages drive its
 // session; a disconnect (or any protocol error) releases everything.
-func (s *Service) serveConn(mc msgConn, remote bool) {
+func (s *Service) serveConn(mc msgConn, remote bool, via string) {
 	defer mc.Close()
-	ss, err := s.connect()
+	ss, err := s.connect(via)
 	if err != nil {
-		s.logf("refused a client: %v", err)
+		s.logf("refused a client (%s): %v", via, err)
 		mc.send(&msg{typ: mHello, data: []byte(err.Error())}, -1)
 		return
 	}

@@ -133,7 +133,7 @@ type session struct {
 }
 
 // connect admits a new client.
-func (s *Service) connect() (*session, error) {
+func (s *Service) connect(via string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -146,7 +146,7 @@ func (s *Service) connect() (*session, error) {
 	ss := &session{svc: s, id: s.nextID, buffers: map[uint32][]byte{}, done: make(chan struct{})}
 	ss.cond = sync.NewCond(&ss.mu)
 	s.sessions[ss.id] = ss
-	s.logf("client %d: connected", ss.id)
+	s.logf("client %d: connected (%s)", ss.id, via)
 	return ss, nil
 }
 

@@ -21,6 +21,7 @@ commands:
   disasm       disassemble TG machine code
   deqp         run dEQP GLES2 shader-library .test files on the virtual GPU
   shader-test  run piglit .shader_test files on the virtual GPU
+  serve        run the GPU process: one GPU shared by clients on a Unix socket and/or TCP
 
 Run 'tilegpu <command> -h' for a command's flags.
 `
@@ -37,6 +38,7 @@ func main() {
 		"disasm":      cmdDisasm,
 		"deqp":        cmdDEQP,
 		"shader-test": cmdShaderTest,
+		"serve":       cmdServe,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

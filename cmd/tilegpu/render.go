@@ -27,6 +27,7 @@ func cmdRender(args []string) error {
 	texPath := fs.String("texture", "", "with an .obj -model: its texture (PNG or JPEG)")
 	yaw := fs.Float64("yaw", math.NaN(), "with -model: camera yaw in degrees from the front towards +X (default: automatic)")
 	pitch := fs.Float64("pitch", math.NaN(), "with -model: camera pitch in degrees above the horizontal (default: automatic)")
+	remote := fs.String("remote", "", "draw through a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func cmdRender(args []string) error {
 	if *decode {
 		cfg.Capture = newDecoder(stdout).capture
 	}
-	ctx, err := tilegpu.NewContext(cfg)
+	ctx, err := openTarget(*remote, cfg)
 	if err != nil {
 		return err
 	}
@@ -75,6 +76,10 @@ func cmdRender(args []string) error {
 	el := time.Since(t0)
 	if err := writePNG(*out, img); err != nil {
 		return err
+	}
+	if *remote != "" {
+		fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles, %.1f ms through %s\n", *out, *size, *size, st.Triangles, float64(el.Microseconds())/1000, *remote)
+		return nil
 	}
 	s := ctx.Stats()
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
@@ -119,12 +124,13 @@ func cmdBench(args []string) error {
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	width := fs.Int("width", 1920, "framebuffer width (SCENES.md: 1920)")
 	height := fs.Int("height", 1080, "framebuffer height (SCENES.md: 1080)")
+	remote := fs.String("remote", "", "run the scene on a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	opt := bench.DefaultOptions()
 	opt.Width, opt.Height = *width, *height
-	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
+	ctx, err := openTarget(*remote, tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
 	if err != nil {
 		return err
 	}
