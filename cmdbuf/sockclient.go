@@ -15,6 +15,7 @@ type sockTransport struct {
 	bufs   map[uint32][]byte
 	closed bool
 	err    error
+	addr   string
 
 	// TCP only: what to send before the next flush.
 	ring    uint32
@@ -34,7 +35,7 @@ func DialUnix(path string) (Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cmdbuf: %w", err)
 	}
-	return handshake(&packetConn{c: c}, false)
+	return handshake(&packetConn{c: c}, false, "unix:"+path)
 }
 
 // DialTCP connects to a service over TCP; ring segments and transfer-buffer
@@ -45,10 +46,10 @@ func DialTCP(addr string) (Transport, error) {
 		return nil, fmt.Errorf("cmdbuf: %w", err)
 	}
 	c.(*net.TCPConn).SetNoDelay(true)
-	return handshake(newStreamConn(c), true)
+	return handshake(newStreamConn(c), true, "tcp:"+addr)
 }
 
-func handshake(mc msgConn, remote bool) (Transport, error) {
+func handshake(mc msgConn, remote bool, addr string) (Transport, error) {
 	m, fd, err := mc.recv()
 	if fd >= 0 {
 		unix.Close(fd)
@@ -62,7 +63,7 @@ func handshake(mc msgConn, remote bool) (Transport, error) {
 		mc.Close()
 		return nil, fmt.Errorf("cmdbuf: %w", err)
 	}
-	return &sockTransport{mc: mc, remote: remote, bufs: map[uint32][]byte{}}, nil
+	return &sockTransport{mc: mc, remote: remote, bufs: map[uint32][]byte{}, addr: addr}, nil
 }
 
 // call sends a request and reads its reply.
@@ -267,3 +268,6 @@ func (t *sockTransport) Close() error {
 	t.bufs = nil
 	return err
 }
+
+// Addr is the address this transport dialled, in Dial's form.
+func (t *sockTransport) Addr() string { return t.addr }
