@@ -316,8 +316,11 @@ func (c *Client) tbAlloc(want int, exact bool) (off, got int, ok bool) {
 		return 0, 0, false
 	}
 	if want > c.tb.ra.size && c.tb.ra.size < c.opt.MaxTransferSize {
+		// Grow to twice the request when allowed, so that consecutive
+		// uploads of this size alternate halves and the client fills one
+		// while the service still reads the other.
 		size := c.tb.ra.size
-		for size < want && size < c.opt.MaxTransferSize {
+		for size < 2*want && size < c.opt.MaxTransferSize {
 			size *= 2
 		}
 		c.resizeTransferBuffer(min(size, c.opt.MaxTransferSize))
