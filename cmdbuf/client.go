@@ -50,6 +50,7 @@ type Client struct {
 	token, lastToken uint32
 
 	tb                  transferBuffer
+	tbPeak              int // largest transfer request since the last shrink check
 	nextTB              uint32
 	bytesSinceFlush     int
 	sizeToFlush         int
@@ -315,6 +316,7 @@ func (c *Client) tbAlloc(want int, exact bool) (off, got int, ok bool) {
 	if c.lost {
 		return 0, 0, false
 	}
+	c.tbPeak = max(c.tbPeak, want)
 	if want > c.tb.ra.size && c.tb.ra.size < c.opt.MaxTransferSize {
 		// Grow to twice the request when allowed, so that consecutive
 		// uploads of this size alternate halves and the client fills one
@@ -555,10 +557,22 @@ func (c *Client) Flush() {
 }
 
 // Finish waits for the service to execute everything, GPU work included.
+// A transfer buffer grown for large uploads shrinks back (not below
+// TransferSize) when the uploads since the last Finish needed less than a
+// quarter of it.
 func (c *Client) Finish() {
 	c.cmdFinish()
-	c.sync()
+	if !c.sync() {
+		return
+	}
+	if size := c.tb.ra.size; size > c.opt.TransferSize && 4*c.tbPeak < size {
+		c.resizeTransferBuffer(max(c.opt.TransferSize, size/2))
+	}
+	c.tbPeak = 0
 }
+
+// TransferBufferSize is the transfer buffer's current size in bytes.
+func (c *Client) TransferBufferSize() int { return c.tb.ra.size }
 
 // ---- bulk data ----
 

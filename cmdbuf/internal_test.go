@@ -271,3 +271,48 @@ func TestFrameWithoutQueryHasNoRoundTrip(t *testing.T) {
 		t.Errorf("GetError = 0x%x", e)
 	}
 }
+
+// TestTransferBufferGrowsAndShrinks: a large upload grows the transfer
+// buffer (up to its maximum, then it goes in pieces); frames of small
+// uploads shrink it back to its starting size, one halving per Finish.
+func TestTransferBufferGrowsAndShrinks(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 1, Height: 1, TransferSize: 64 << 10, MaxTransferSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := c.CreateBuffer()
+	c.BindBuffer(gl.ARRAY_BUFFER, b)
+	c.BufferData(gl.ARRAY_BUFFER, make([]byte, 300<<10), gl.STATIC_DRAW)
+	if got := c.TransferBufferSize(); got != 1<<20 {
+		t.Errorf("after a 300 KiB upload the transfer buffer is %d bytes, want 1 MiB (twice, rounded to a power of two, capped)", got)
+	}
+	c.BufferData(gl.ARRAY_BUFFER, make([]byte, 3<<20), gl.STATIC_DRAW) // beyond the maximum: in pieces
+	if got := c.TransferBufferSize(); got != 1<<20 {
+		t.Errorf("transfer buffer %d bytes, want its 1 MiB maximum", got)
+	}
+	c.Finish()
+	sizes := []int{}
+	for range 6 {
+		c.BufferSubData(gl.ARRAY_BUFFER, 0, make([]byte, 1024))
+		c.Finish()
+		sizes = append(sizes, c.TransferBufferSize())
+	}
+	if sizes[len(sizes)-1] != 64<<10 {
+		t.Errorf("transfer buffer sizes over small frames %v, want a shrink to 64 KiB", sizes)
+	}
+	var v [1]int32
+	c.GetIntegerv(v[:], gl.ARRAY_BUFFER_BINDING)
+	if v[0] != int32(b.Value) {
+		t.Errorf("ARRAY_BUFFER_BINDING = %d, want the client's name %d", v[0], b.Value)
+	}
+	if e := c.GetError(); e != gl.NO_ERROR || c.Err() != nil {
+		t.Fatalf("GetError 0x%x, Err %v", e, c.Err())
+	}
+}
