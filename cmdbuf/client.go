@@ -162,14 +162,15 @@ func (c *Client) RoundTrips() int { return c.roundTrips }
 // Flushes is how many times the client has handed a new put to the service.
 func (c *Client) Flushes() int { return c.flushes }
 
-// Close disconnects; the service releases the context and everything in it.
+// Close waits until the service has executed everything encoded (so a
+// recording holds the whole stream), then disconnects; the service
+// releases the context and everything in it. A client that just drops its
+// transport loses what it had not flushed and executed.
 func (c *Client) Close() error {
 	if c.closed {
 		return nil
 	}
-	if !c.lost {
-		c.flush()
-	}
+	c.sync()
 	c.closed = true
 	c.lost = true
 	if c.lostReason == "" {

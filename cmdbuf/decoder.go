@@ -48,6 +48,7 @@ type decoder struct {
 	buckets map[uint32][]byte
 	bucketN int
 	token   uint32
+	rec     *recorder // nil unless the service records
 
 	cmd  []uint32
 	f32  []float32
@@ -116,6 +117,9 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		if err := d.execute(id, cmd); err != nil {
 			return get, &ParseError{get, name, err.Error()}
 		}
+		if d.rec != nil {
+			d.rec.command(cmd)
+		}
 		get += uint32(size)
 		if get == n {
 			get = 0
@@ -153,6 +157,9 @@ func (d *decoder) shm(id, off, size uint32, optional bool) ([]byte, error) {
 		return nil, fmt.Errorf("range %d+%d is outside shared memory %d (%d bytes)", off, size, id, len(mem))
 	}
 	b := mem[off : off+size : off+size]
+	if d.rec != nil {
+		d.rec.memory(id, off, b)
+	}
 	if d.ss.written != nil {
 		d.refs = append(d.refs, shmRef{id, off, b})
 	}

@@ -25,6 +25,10 @@ type ServiceConfig struct {
 	MaxSharedMemory int
 	// MaxBucketBytes bounds one client's buckets; 0: 64 MiB.
 	MaxBucketBytes int
+	// RecordDir, when set, is where the service records every client's
+	// command stream with the shared memory it read (client-N.tgcb), for
+	// Replay and `tilegpu replay`.
+	RecordDir string
 	// Logf receives the service's log lines (connects, disconnects, lost
 	// contexts and why); nil discards them.
 	Logf func(format string, args ...any)
@@ -124,6 +128,7 @@ type session struct {
 	release func()
 
 	dec   *decoder
+	rec   *recorder
 	file  *kernel.File
 	scr   *tg.Screen
 	pctx  *tg.Context
@@ -224,6 +229,15 @@ func (ss *session) start(ring uint32, width, height int) error {
 	}
 	ss.ring = entries(mem)
 	ss.dec = newDecoder(ss)
+	if dir := ss.svc.cfg.RecordDir; dir != "" {
+		rec, err := newRecorder(dir, ss.id)
+		if err != nil {
+			ss.teardownStack()
+			return fmt.Errorf("recording: %w", err)
+		}
+		ss.rec, ss.dec.rec = rec, rec
+		rec.start(width, height)
+	}
 	ss.started = true
 	go ss.run()
 	ss.svc.logf("client %d: context created (%dx%d, ring %d KiB)", ss.id, width, height, len(mem)>>10)
@@ -359,6 +373,13 @@ func (ss *session) close() {
 		<-ss.done
 	}
 	ss.teardownStack()
+	if ss.rec != nil {
+		if err := ss.rec.close(); err != nil {
+			ss.svc.logf("client %d: writing the recording: %v", ss.id, err)
+		} else {
+			ss.svc.logf("client %d: recorded to %s", ss.id, ss.rec.f.Name())
+		}
+	}
 	ss.mu.Lock()
 	ss.buffers, ss.ring, ss.dec = nil, nil, nil
 	ss.mu.Unlock()

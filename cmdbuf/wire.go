@@ -127,7 +127,21 @@ func DescribeCommand(cmd []uint32) string {
 			fmt.Fprintf(&b, " %s=shm(%d)+%d", a.Name, cmd[i], cmd[i+1])
 			i += 2
 			continue
-		case ArgF32s, ArgI32s, ArgBytes:
+		case ArgBytes:
+			raw := make([]byte, 4*(len(cmd)-i))
+			for k, w := range cmd[i:] {
+				binary.LittleEndian.PutUint32(raw[4*k:], w)
+			}
+			if a.Len >= 0 && a.Len < len(cmd) && int(cmd[a.Len]) <= len(raw) {
+				raw = raw[:cmd[a.Len]]
+			}
+			if len(raw) > 64 {
+				fmt.Fprintf(&b, " %s=%q...(%d bytes)", a.Name, raw[:64], len(raw))
+			} else {
+				fmt.Fprintf(&b, " %s=%q", a.Name, raw)
+			}
+			continue
+		case ArgF32s, ArgI32s:
 			n := len(cmd) - i
 			fmt.Fprintf(&b, " %s=[", a.Name)
 			for k := 0; k < n && k < 16; k++ {
@@ -140,7 +154,7 @@ func DescribeCommand(cmd []uint32) string {
 				case ArgI32s:
 					fmt.Fprintf(&b, "%d", int32(cmd[i+k]))
 				default:
-					fmt.Fprintf(&b, "%08x", cmd[i+k])
+					fmt.Fprintf(&b, "%d", cmd[i+k])
 				}
 			}
 			if n > 16 {

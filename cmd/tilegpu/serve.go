@@ -22,6 +22,7 @@ func cmdServe(args []string) error {
 	maxClients := fs.Int("max-clients", 64, "most clients connected at once")
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	memMiB := fs.Int("memory", 0, "GPU memory in MiB (0: the hardware default)")
+	record := fs.String("record", "", "record every client's command stream to DIR/client-N.tgcb (see tilegpu replay)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,7 +33,7 @@ func cmdServe(args []string) error {
 		return errors.New("-max-clients must be at least 1; -cores and -memory not negative")
 	}
 	logger := log.New(os.Stderr, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
-	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, Logf: logger.Printf})
+	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, RecordDir: *record, Logf: logger.Printf})
 	if err != nil {
 		return err
 	}
