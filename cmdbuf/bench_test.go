@@ -3,7 +3,9 @@ package cmdbuf_test
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/bench"
@@ -144,4 +146,54 @@ func runScene(b *testing.B, ctx gl.Context, name string) {
 		sc.Frame()
 	}
 	ctx.Finish()
+}
+
+// BenchmarkSharedService has N clients (goroutines over the Unix transport)
+// each draw b.N frames of the fill scene on one service: total frames per
+// second, and fairness = slowest client's frame rate / fastest client's.
+func BenchmarkSharedService(b *testing.B) {
+	opt := bench.Options{Width: 160, Height: 90, Quads: 10}
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			s := newService(b, cmdbuf.ServiceConfig{})
+			dial, stop := transports[1].start(b, s)
+			defer stop()
+			clients := make([]*cmdbuf.Client, n)
+			scenes := make([]*bench.Scene, n)
+			for i := range clients {
+				clients[i] = dialClient(b, dial, cmdbuf.Options{})
+				defer clients[i].Close()
+				sc, err := bench.Setup(clients[i], "fill", opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				scenes[i] = sc
+				sc.Frame()
+				clients[i].Finish()
+			}
+			took := make([]time.Duration, n)
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			t0 := time.Now()
+			for i := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range b.N {
+						scenes[i].Frame()
+					}
+					clients[i].Finish()
+					took[i] = time.Since(t0)
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			fast, slow := took[0], took[0]
+			for _, d := range took {
+				fast, slow = min(fast, d), max(slow, d)
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "frames/s")
+			b.ReportMetric(fast.Seconds()/slow.Seconds(), "fairness")
+		})
+	}
 }
