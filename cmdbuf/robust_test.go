@@ -291,3 +291,44 @@ func TestGarbageClientWhileOthersRender(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedMemoryLimits: a client cannot register unbounded shared memory,
+// in bytes or in buffers (each one a mapping in the service), and the
+// ring cannot be destroyed under the decoder.
+func TestSharedMemoryLimits(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			s := newService(t, cmdbuf.ServiceConfig{MaxSharedMemory: 1 << 20})
+			dial, stop := tr.start(t, s)
+			defer stop()
+			r := newRaw(t, dial)
+			defer r.t.Close()
+			if _, err := r.t.CreateBuffer(10, 2<<20); err == nil {
+				t.Error("a 2 MiB buffer beyond the 1 MiB limit was accepted")
+			}
+			n := 2
+			for id := uint32(10); id < 200; id++ {
+				if _, err := r.t.CreateBuffer(id, 16); err != nil {
+					if !strings.Contains(err.Error(), "maximum of") {
+						t.Errorf("buffer %d refused for the wrong reason: %v", id, err)
+					}
+					break
+				}
+				n++
+			}
+			if n != 64 {
+				t.Errorf("client registered %d buffers, want the limit of 64", n)
+			}
+			if err := r.t.DestroyBuffer(1); err == nil || !strings.Contains(err.Error(), "is the ring") {
+				t.Errorf("destroying the ring: %v", err)
+			}
+			if err := r.t.DestroyBuffer(999); err == nil {
+				t.Error("destroying an unknown buffer succeeded")
+			}
+			r.write(hdr(2, cmdbuf.CmdSetToken), 9)
+			if st, err := r.t.Wait(r.put); err != nil || st.Lost || st.Token != 9 {
+				t.Errorf("after refusals the session is %+v, %v; want alive with token 9", st, err)
+			}
+		})
+	}
+}

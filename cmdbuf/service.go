@@ -101,6 +101,10 @@ func (s *Service) Close() {
 	s.gpu.Close()
 }
 
+// maxSharedBuffers bounds how many shared-memory buffers (each a mapping in
+// the service) one client may register.
+const maxSharedBuffers = 64
+
 // session is one client's state in the service.
 type session struct {
 	svc *Service
@@ -176,6 +180,8 @@ func (ss *session) registerBuffer(id uint32, mem []byte) error {
 		return fmt.Errorf("shared memory id %d is already registered", id)
 	case len(mem) == 0:
 		return fmt.Errorf("shared memory id %d is empty", id)
+	case len(ss.buffers) >= maxSharedBuffers:
+		return fmt.Errorf("the client already has its maximum of %d shared memory buffers", maxSharedBuffers)
 	case ss.shared+len(mem) > ss.svc.cfg.MaxSharedMemory:
 		return fmt.Errorf("registering %d bytes would exceed the client's %d bytes of shared memory", len(mem), ss.svc.cfg.MaxSharedMemory)
 	}
