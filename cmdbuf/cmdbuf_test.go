@@ -165,7 +165,7 @@ func TestScenesMatchInProcess(t *testing.T) {
 // TestManyClientsAtOnce has several clients render different scenes on one
 // service at the same time; every image must equal the in-process one.
 func TestManyClientsAtOnce(t *testing.T) {
-	const clients = 8
+	const clients = 16
 	want := map[string]*image.NRGBA{}
 	for _, name := range bench.Names() {
 		want[name] = renderLocal(t, name, sceneOptions)
