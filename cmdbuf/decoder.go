@@ -97,15 +97,11 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		if put < get {
 			avail = n - get // a command never straddles the end of the ring
 		}
-		name := fmt.Sprintf("id %d", id)
-		if info, ok := Info(id); ok {
-			name = info.Name
-		}
 		if size == 0 {
-			return get, &ParseError{get, name, "command size 0"}
+			return get, &ParseError{get, commandName(id), "command size 0"}
 		}
 		if uint32(size) > avail {
-			return get, &ParseError{get, name, fmt.Sprintf("command of %d entries runs past the put offset (%d entries available)", size, avail)}
+			return get, &ParseError{get, commandName(id), fmt.Sprintf("command of %d entries runs past the put offset (%d entries available)", size, avail)}
 		}
 		if cap(d.cmd) < size {
 			d.cmd = make([]uint32, size)
@@ -115,7 +111,7 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		cmd[0] = h // the header as validated
 		d.refs = d.refs[:0]
 		if err := d.execute(id, cmd); err != nil {
-			return get, &ParseError{get, name, err.Error()}
+			return get, &ParseError{get, commandName(id), err.Error()}
 		}
 		if d.rec != nil {
 			d.rec.command(cmd)
@@ -126,6 +122,14 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		}
 	}
 	return get, nil
+}
+
+// commandName names a command id for error messages.
+func commandName(id CommandID) string {
+	if info, ok := Info(id); ok {
+		return info.Name
+	}
+	return fmt.Sprintf("id %d", id)
 }
 
 func (d *decoder) badSize(id CommandID, got, want int) error {

@@ -316,3 +316,43 @@ func TestTransferBufferGrowsAndShrinks(t *testing.T) {
 		t.Fatalf("GetError 0x%x, Err %v", e, c.Err())
 	}
 }
+
+// TestDecodeDoesNotAllocate: decoding and executing small commands costs
+// no heap allocation per command.
+func TestDecodeDoesNotAllocate(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss, err := s.connect("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	ring := make([]byte, 4096)
+	if err := ss.registerBuffer(1, ring); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.start(1, 4, 4); err != nil {
+		t.Fatal(err)
+	}
+	e := entries(ring)
+	n := 0
+	for n+12 < len(e) {
+		e[n], e[n+1], e[n+2], e[n+3], e[n+4] = header(5, CmdBlendColor), 0, 0, 0, 0x3f800000
+		e[n+5], e[n+6], e[n+7], e[n+8], e[n+9] = header(5, CmdClearColor), 0, 0, 0, 0x3f800000
+		e[n+10], e[n+11] = header(2, CmdSetToken), 7
+		n += 12
+	}
+	d := ss.dec
+	d.process(0, uint32(n)) // warm up the scratch buffers
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := d.process(0, uint32(n)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per run of %d commands", allocs, 3*n/12)
+	}
+}
