@@ -197,3 +197,23 @@ func BenchmarkSharedService(b *testing.B) {
 		})
 	}
 }
+
+// TestEncodeDoesNotAllocate: encoding small commands (ring wraps and
+// flushes included) costs no heap allocation.
+func TestEncodeDoesNotAllocate(t *testing.T) {
+	c, err := cmdbuf.NewClient(&nullTransport{}, cmdbuf.Options{Width: 1, Height: 1, RingSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := gl.Uniform{Value: 3}
+	v := []float32{1, 2, 3, 4}
+	allocs := testing.AllocsPerRun(1000, func() {
+		c.Uniform4f(loc, 1, 0.5, 0.25, 1)
+		c.Uniform4fv(loc, v)
+		c.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+		c.Flush()
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per frame of three commands", allocs)
+	}
+}
