@@ -14,8 +14,17 @@ import (
 )
 
 // cmdServe runs the GPU process: one GPU shared by every client that
-// connects over the Unix socket (shared memory) or TCP.
+// connects over the Unix socket (shared memory) or TCP, until SIGINT or
+// SIGTERM.
 func cmdServe(args []string) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	return serve(args, sig)
+}
+
+// serve runs the service until stop delivers a value.
+func serve(args []string, stop <-chan os.Signal) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	socket := fs.String("socket", "", "listen on this Unix-domain socket (clients: -remote unix:PATH)")
 	listen := fs.String("listen", "", "listen on this TCP HOST:PORT (clients: -remote tcp:HOST:PORT)")
@@ -32,7 +41,7 @@ func cmdServe(args []string) error {
 	if *maxClients < 1 || *cores < 0 || *memMiB < 0 || *memMiB > 1<<20 {
 		return errors.New("-max-clients must be at least 1; -cores and -memory not negative")
 	}
-	logger := log.New(os.Stderr, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
+	logger := log.New(stderr, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
 	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, RecordDir: *record, Logf: logger.Printf})
 	if err != nil {
 		return err
@@ -63,10 +72,8 @@ func cmdServe(args []string) error {
 		go func() { errc <- svc.ServeTCP(l) }()
 	}
 	logger.Printf("serving one GPU to at most %d clients", *maxClients)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	select {
-	case s := <-sig:
+	case s := <-stop:
 		logger.Printf("%v: shutting down (%d clients connected)", s, svc.Clients())
 		err = nil
 	case err = <-errc:

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tilegpu/tilegpu/cmdbuf"
 	"github.com/tilegpu/tilegpu/gl"
@@ -49,6 +51,71 @@ func TestServeFlags(t *testing.T) {
 	for _, args := range [][]string{{}, {"-socket", "x", "-max-clients", "0"}, {"-listen", "127.0.0.1:0", "-memory", "-1"}} {
 		if _, _, err := runCLI(t, cmdServe, args...); err == nil {
 			t.Errorf("serve %v succeeded", args)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeAndRenderRemote runs `tilegpu serve -socket` and `tilegpu render
+// -remote unix:...`: the PNG equals a local render's, and the service logs
+// the client's connection and departure.
+func TestServeAndRenderRemote(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "gpu.sock")
+	logs := &syncBuffer{}
+	oldErr := stderr
+	stderr = logs
+	defer func() { stderr = oldErr }()
+	stop := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve([]string{"-socket", sock, "-cores", "1", "-memory", "128", "-max-clients", "2"}, stop) }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i == 500 {
+			t.Fatal("serve did not create its socket")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	local, remote := filepath.Join(dir, "local.png"), filepath.Join(dir, "remote.png")
+	if _, _, err := runCLI(t, cmdRender, "-size", "64", "-cores", "1", "-o", local); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCLI(t, cmdRender, "-size", "64", "-remote", "unix:"+sock, "-o", remote); err != nil || !strings.Contains(out, "through unix:") {
+		t.Fatalf("render -remote: %v\n%s", err, out)
+	}
+	a, _ := os.ReadFile(local)
+	b, _ := os.ReadFile(remote)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Error("render -remote wrote a different PNG than a local render")
+	}
+	if _, _, err := runCLI(t, cmdRender, "-size", "64", "-remote", "unix:"+sock, "-cores", "2", "-o", remote); err == nil {
+		t.Error("render -remote accepted -cores")
+	}
+	stop <- os.Interrupt
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"listening on unix:" + sock, "client 1: connected (unix)", "client 1: context created (64x64", "client 1: disconnected, resources released", "shutting down"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("serve log lacks %q:\n%s", want, logs.String())
 		}
 	}
 }
