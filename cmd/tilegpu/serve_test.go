@@ -84,7 +84,9 @@ func TestServeAndRenderRemote(t *testing.T) {
 	defer func() { stderr = oldErr }()
 	stop := make(chan os.Signal, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve([]string{"-socket", sock, "-cores", "1", "-memory", "128", "-max-clients", "2"}, stop) }()
+	go func() {
+		done <- serve([]string{"-socket", sock, "-cores", "1", "-memory", "128", "-max-clients", "2"}, stop)
+	}()
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			break
