@@ -332,3 +332,34 @@ func TestSharedMemoryLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestShortDataIsAGLError: bulk data shorter than its command needs (a
+// client can claim any size) is GL's business: gles reports an error and
+// the context survives; nothing reads past the range.
+func TestShortDataIsAGLError(t *testing.T) {
+	s := newService(t, cmdbuf.ServiceConfig{})
+	r := newRaw(t, func() (cmdbuf.Transport, error) { return cmdbuf.NewInProcess(s) })
+	defer r.t.Close()
+	r.write(hdr(2, cmdbuf.CmdCreateTexture), 5, hdr(3, cmdbuf.CmdBindTexture), gl.TEXTURE_2D, 5)
+	r.write(hdr(2, cmdbuf.CmdCreateBuffer), 6, hdr(3, cmdbuf.CmdBindBuffer), gl.ARRAY_BUFFER, 6)
+	r.write(hdr(6, cmdbuf.CmdBufferData), gl.ARRAY_BUFFER, 16, 3, 0, gl.STATIC_DRAW)
+	for _, tc := range []struct {
+		name  string
+		words []uint32
+	}{
+		{"TexImage2D", []uint32{hdr(11, cmdbuf.CmdTexImage2D), gl.TEXTURE_2D, 0, gl.RGBA, 64, 64, gl.RGBA, gl.UNSIGNED_BYTE, 4, 3, 0}},
+		{"TexSubImage2D", []uint32{hdr(12, cmdbuf.CmdTexSubImage2D), gl.TEXTURE_2D, 0, 0, 0, 64, 64, gl.RGBA, gl.UNSIGNED_BYTE, 4, 3, 0}},
+		{"ReadPixels", []uint32{hdr(10, cmdbuf.CmdReadPixels), 0, 0, 8, 8, gl.RGBA, gl.UNSIGNED_BYTE, 4, 3, 0}},
+		{"BufferSubData past the end", []uint32{hdr(6, cmdbuf.CmdBufferSubData), gl.ARRAY_BUFFER, 8, 16, 3, 0}},
+	} {
+		r.write(tc.words...)
+		r.write(hdr(3, cmdbuf.CmdGetError), 3, 1024)
+		st, err := r.t.Wait(r.put)
+		if err != nil || st.Lost {
+			t.Fatalf("%s: %+v %v: the context was lost", tc.name, st, err)
+		}
+		if e := binary.LittleEndian.Uint32(r.tb[1024:]); e != gl.INVALID_VALUE && e != gl.INVALID_OPERATION {
+			t.Errorf("%s with 4 bytes of data: GetError = 0x%x, want INVALID_VALUE or INVALID_OPERATION", tc.name, e)
+		}
+	}
+}
