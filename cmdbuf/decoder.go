@@ -2,12 +2,14 @@ package cmdbuf
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
 
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/gles"
+	"github.com/tilegpu/tilegpu/kernel"
 )
 
 // objKind is a GL object namespace the decoder maps client ids in.
@@ -115,6 +117,12 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		}
 		if d.rec != nil {
 			d.rec.command(cmd)
+		}
+		if err := d.gl.LastDriverError(); err != nil && errors.Is(err, kernel.EIO) {
+			// The kernel reset this client's context after its GPU work
+			// faulted or hung (it is guilty): the context is lost, as in
+			// Chromium, rather than left reporting OUT_OF_MEMORY forever.
+			return get + uint32(size), &ParseError{get, commandName(id), "GPU context reset (this client's work faulted or hung): " + err.Error()}
 		}
 		get += uint32(size)
 		if get == n {
