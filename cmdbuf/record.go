@@ -31,7 +31,8 @@ const (
 )
 
 type recorder struct {
-	f   *os.File
+	f   *os.File  // the service's recording file, or nil
+	c   io.Closer // closed with the recorder when not nil
 	w   *bufio.Writer
 	err error
 }
@@ -41,7 +42,7 @@ func newRecorder(dir string, client uint64) (*recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &recorder{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	r := &recorder{f: f, c: f, w: bufio.NewWriterSize(f, 1<<20)}
 	r.w.WriteString(recordMagic)
 	return r, nil
 }
@@ -78,8 +79,10 @@ func (r *recorder) command(cmd []uint32) {
 // close writes out the recording.
 func (r *recorder) close() error {
 	err := r.w.Flush()
-	if cerr := r.f.Close(); err == nil {
-		err = cerr
+	if r.c != nil {
+		if cerr := r.c.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if r.err != nil {
 		return r.err

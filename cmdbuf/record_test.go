@@ -69,3 +69,38 @@ func FuzzDecodeRecording(f *testing.F) {
 		cmdbuf.DecodeRecording(bytes.NewReader(b), io.Discard)
 	})
 }
+
+// TestClientSideRecording records on the client's side (Record wrapping
+// the transport, here TCP) and replays: the same image.
+func TestClientSideRecording(t *testing.T) {
+	s := newService(t, cmdbuf.ServiceConfig{})
+	dial, stop := transports[2].start(t, s)
+	defer stop()
+	inner, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec bytes.Buffer
+	const size = 48
+	c, err := cmdbuf.NewClient(cmdbuf.Record(inner, &rec), cmdbuf.Options{Width: size, Height: size, TransferSize: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scene.DrawSpot(c, size, size); err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cmdbuf.Replay(bytes.NewReader(rec.Bytes()), cmdbuf.ServiceConfig{MemorySize: 128 << 20, Cores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("replay of the client-side recording differs from what the client saw")
+	}
+}
