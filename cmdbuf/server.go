@@ -55,6 +55,9 @@ func (s *Service) serveConn(mc msgConn, remote bool, via string) {
 	}
 	var mapped []([]byte) // memfd mappings to undo when the session ends
 	var mapMu sync.Mutex
+	// The hooks are set under the session's lock: Service.Close may close
+	// the session (and run release) from another goroutine at any time.
+	ss.mu.Lock()
 	ss.release = func() {
 		mapMu.Lock()
 		defer mapMu.Unlock()
@@ -76,6 +79,7 @@ func (s *Service) serveConn(mc msgConn, remote bool, via string) {
 			wmu.Unlock()
 		}
 	}
+	ss.mu.Unlock()
 	defer ss.close()
 	if err := mc.send(&msg{typ: mHello, a: [4]uint32{1}}, -1); err != nil {
 		return

@@ -388,9 +388,10 @@ func (ss *session) close() {
 	}
 	ss.mu.Lock()
 	ss.buffers, ss.ring, ss.dec = nil, nil, nil
+	release := ss.release
 	ss.mu.Unlock()
-	if ss.release != nil {
-		ss.release()
+	if release != nil {
+		release()
 	}
 	s := ss.svc
 	s.mu.Lock()
