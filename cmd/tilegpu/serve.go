@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"os"
@@ -20,11 +21,11 @@ func cmdServe(args []string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	return serve(args, sig)
+	return serve(args, sig, stderr)
 }
 
-// serve runs the service until stop delivers a value.
-func serve(args []string, stop <-chan os.Signal) error {
+// serve runs the service, logging to logw, until stop delivers a value.
+func serve(args []string, stop <-chan os.Signal, logw io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	socket := fs.String("socket", "", "listen on this Unix-domain socket (clients: -remote unix:PATH)")
 	listen := fs.String("listen", "", "listen on this TCP HOST:PORT (clients: -remote tcp:HOST:PORT)")
@@ -41,7 +42,7 @@ func serve(args []string, stop <-chan os.Signal) error {
 	if *maxClients < 1 || *cores < 0 || *memMiB < 0 || *memMiB > 1<<20 {
 		return errors.New("-max-clients must be at least 1; -cores and -memory not negative")
 	}
-	logger := log.New(stderr, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
+	logger := log.New(logw, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
 	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, RecordDir: *record, Logf: logger.Printf})
 	if err != nil {
 		return err

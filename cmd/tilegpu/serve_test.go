@@ -79,13 +79,10 @@ func TestServeAndRenderRemote(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "gpu.sock")
 	logs := &syncBuffer{}
-	oldErr := stderr
-	stderr = logs
-	defer func() { stderr = oldErr }()
 	stop := make(chan os.Signal, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve([]string{"-socket", sock, "-cores", "1", "-memory", "128", "-max-clients", "2"}, stop)
+		done <- serve([]string{"-socket", sock, "-cores", "1", "-memory", "128", "-max-clients", "2"}, stop, logs)
 	}()
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
