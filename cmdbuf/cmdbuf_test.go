@@ -114,7 +114,7 @@ func dialClient(t testing.TB, dial func() (cmdbuf.Transport, error), opt cmdbuf.
 // until the service has n clients.
 func waitClients(t testing.TB, s *cmdbuf.Service, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // generous: -race and a loaded machine
 	for s.Clients() != n {
 		if time.Now().After(deadline) {
 			t.Fatalf("service has %d clients, want %d", s.Clients(), n)
