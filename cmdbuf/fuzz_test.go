@@ -124,3 +124,60 @@ func FuzzStreamMessages(f *testing.F) {
 		}
 	})
 }
+
+var (
+	connFuzzOnce sync.Once
+	connFuzzSvc  *Service
+)
+
+// FuzzServeConn drives a TCP-style connection with arbitrary control
+// messages (create, destroy, start, data, flush, wait in any order and
+// with any arguments): the service must neither panic nor keep the
+// session once the client hangs up.
+func FuzzServeConn(f *testing.F) {
+	var seed bytes.Buffer
+	for _, m := range []msg{
+		{typ: mCreate, a: [4]uint32{1, 4096}},
+		{typ: mCreate, a: [4]uint32{3, 4096}},
+		{typ: mStart, a: [4]uint32{1, 8, 8}},
+		{typ: mData, a: [4]uint32{1, 0}, data: words(header(2, CmdSetToken), 5)},
+		{typ: mWait, a: [4]uint32{2}},
+		{typ: mDestroy, a: [4]uint32{3}},
+	} {
+		var h [msgHeader]byte
+		m.encodeHeader(h[:])
+		seed.Write(h[:])
+		seed.Write(m.data)
+	}
+	f.Add(seed.Bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		connFuzzOnce.Do(func() {
+			var err error
+			connFuzzSvc, err = NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1, MaxSharedMemory: 1 << 20, MaxBucketBytes: 1 << 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		s := connFuzzSvc
+		client, server := net.Pipe()
+		done := make(chan struct{})
+		go func() {
+			s.serveConn(newStreamConn(server), true, "fuzz")
+			close(done)
+		}()
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				if _, err := client.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		client.Write(b)
+		client.Close()
+		<-done
+		if n := s.Clients(); n != 0 {
+			t.Fatalf("%d sessions left after the client hung up", n)
+		}
+	})
+}
