@@ -64,6 +64,7 @@ type Client struct {
 	packAlign           int
 	boundFB             gl.Framebuffer
 	limits              map[gl.Enum][16]int32
+	known               map[gl.Enum]int32 // the state cache (cache.go)
 	strings             map[gl.Enum]string
 	uniformLocs         map[uint32]map[string]int32
 	attribLocs          map[uint32]map[string]int32
@@ -100,7 +101,7 @@ func NewClient(t Transport, opt Options) (*Client, error) {
 		return nil, fmt.Errorf("cmdbuf: transfer buffer sizes %d..%d not within 4 KiB..256 MiB", opt.TransferSize, opt.MaxTransferSize)
 	}
 	c := &Client{t: t, opt: opt, unpackAlign: 4, packAlign: 4, nextName: 1, nextTB: firstTransferID,
-		limits: map[gl.Enum][16]int32{}, strings: map[gl.Enum]string{},
+		limits: map[gl.Enum][16]int32{}, strings: map[gl.Enum]string{}, known: map[gl.Enum]int32{},
 		uniformLocs: map[uint32]map[string]int32{}, attribLocs: map[uint32]map[string]int32{}}
 	mem, err := t.CreateBuffer(ringID, opt.RingSize)
 	if err != nil {
@@ -496,14 +497,19 @@ func (c *Client) CreateVertexArray() gl.VertexArray {
 	return gl.VertexArray{}
 }
 
-// DeleteBuffer deletes a buffer object.
-func (c *Client) DeleteBuffer(v gl.Buffer) { c.cmdDeleteBuffer(v) }
+// DeleteBuffer deletes a buffer object (GL unbinds it).
+func (c *Client) DeleteBuffer(v gl.Buffer) {
+	c.unbindDeleted(gl.ARRAY_BUFFER_BINDING, v.Value)
+	c.unbindDeleted(gl.ELEMENT_ARRAY_BUFFER_BINDING, v.Value)
+	c.cmdDeleteBuffer(v)
+}
 
 // DeleteFramebuffer deletes a framebuffer object.
 func (c *Client) DeleteFramebuffer(v gl.Framebuffer) {
 	if v == c.boundFB {
 		c.boundFB = gl.Framebuffer{}
 	}
+	c.unbindDeleted(gl.FRAMEBUFFER_BINDING, v.Value)
 	c.cmdDeleteFramebuffer(v)
 }
 
@@ -514,8 +520,11 @@ func (c *Client) DeleteProgram(p gl.Program) {
 	c.cmdDeleteProgram(p)
 }
 
-// DeleteRenderbuffer deletes a renderbuffer object.
-func (c *Client) DeleteRenderbuffer(v gl.Renderbuffer) { c.cmdDeleteRenderbuffer(v) }
+// DeleteRenderbuffer deletes a renderbuffer object (GL unbinds it).
+func (c *Client) DeleteRenderbuffer(v gl.Renderbuffer) {
+	c.unbindDeleted(gl.RENDERBUFFER_BINDING, v.Value)
+	c.cmdDeleteRenderbuffer(v)
+}
 
 // DeleteShader deletes a shader object.
 func (c *Client) DeleteShader(s gl.Shader) { c.cmdDeleteShader(s) }
@@ -527,6 +536,7 @@ func (c *Client) DeleteTexture(v gl.Texture) { c.cmdDeleteTexture(v) }
 func (c *Client) BindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
 	if target == gl.FRAMEBUFFER {
 		c.boundFB = fb
+		c.setKnown(gl.FRAMEBUFFER_BINDING, int32(fb.Value))
 	}
 	c.cmdBindFramebuffer(target, fb)
 }
@@ -1014,11 +1024,6 @@ func (c *Client) IsBuffer(b gl.Buffer) bool {
 	return isBool(c.query1(func() { c.cmdIsBuffer(b, resultID, 0) }))
 }
 
-// IsEnabled asks the service.
-func (c *Client) IsEnabled(cap gl.Enum) bool {
-	return isBool(c.query1(func() { c.cmdIsEnabled(cap, resultID, 0) }))
-}
-
 // IsFramebuffer asks the service.
 func (c *Client) IsFramebuffer(fb gl.Framebuffer) bool {
 	return isBool(c.query1(func() { c.cmdIsFramebuffer(fb, resultID, 0) }))
@@ -1072,10 +1077,18 @@ func (c *Client) getv(encode func()) ([16]uint32, int) {
 	return v, n
 }
 
-// GetIntegerv asks the service (implementation limits once).
+// GetIntegerv answers implementation limits and cached state (bindings,
+// capabilities, the active texture unit) without asking; anything else,
+// or state not yet known, takes one round trip.
 func (c *Client) GetIntegerv(dst []int32, pname gl.Enum) {
 	if v, ok := c.limits[pname]; ok {
 		copy(dst, v[:])
+		return
+	}
+	if v, ok := c.known[pname]; ok && cachedPname(pname) {
+		if len(dst) > 0 {
+			dst[0] = v
+		}
 		return
 	}
 	v, n := c.getv(func() { c.cmdGetIntegerv(pname, resultID, 0) })
@@ -1084,8 +1097,12 @@ func (c *Client) GetIntegerv(dst []int32, pname gl.Enum) {
 		iv[i] = int32(v[i])
 	}
 	copy(dst, iv[:n])
-	if constantPname(pname) && n > 0 && !c.lost {
-		c.limits[pname] = iv
+	if n > 0 && !c.lost {
+		if constantPname(pname) {
+			c.limits[pname] = iv
+		} else if cachedPname(pname) {
+			c.setKnown(pname, iv[0])
+		}
 	}
 }
 

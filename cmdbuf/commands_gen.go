@@ -411,9 +411,6 @@ func (c *Client) cmdActiveTexture(texture gl.Enum) {
 	ent[1] = uint32(texture)
 }
 
-// ActiveTexture encodes the command of the same name (gl.Context).
-func (c *Client) ActiveTexture(texture gl.Enum) { c.cmdActiveTexture(texture) }
-
 // cmdAttachShader encodes AttachShader.
 func (c *Client) cmdAttachShader(p gl.Program, s gl.Shader) {
 	const cmdSize = 3
@@ -454,9 +451,6 @@ func (c *Client) cmdBindBuffer(target gl.Enum, b gl.Buffer) {
 	ent[2] = uint32(b.Value)
 }
 
-// BindBuffer encodes the command of the same name (gl.Context).
-func (c *Client) BindBuffer(target gl.Enum, b gl.Buffer) { c.cmdBindBuffer(target, b) }
-
 // cmdBindFramebuffer encodes BindFramebuffer.
 func (c *Client) cmdBindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
 	const cmdSize = 3
@@ -479,11 +473,6 @@ func (c *Client) cmdBindRenderbuffer(target gl.Enum, rb gl.Renderbuffer) {
 	ent[0] = header(cmdSize, CmdBindRenderbuffer)
 	ent[1] = uint32(target)
 	ent[2] = uint32(rb.Value)
-}
-
-// BindRenderbuffer encodes the command of the same name (gl.Context).
-func (c *Client) BindRenderbuffer(target gl.Enum, rb gl.Renderbuffer) {
-	c.cmdBindRenderbuffer(target, rb)
 }
 
 // cmdBindTexture encodes BindTexture.
@@ -1074,9 +1063,6 @@ func (c *Client) cmdDisable(cap gl.Enum) {
 	ent[1] = uint32(cap)
 }
 
-// Disable encodes the command of the same name (gl.Context).
-func (c *Client) Disable(cap gl.Enum) { c.cmdDisable(cap) }
-
 // cmdDisableVertexAttribArray encodes DisableVertexAttribArray.
 func (c *Client) cmdDisableVertexAttribArray(a gl.Attrib) {
 	const cmdSize = 2
@@ -1136,9 +1122,6 @@ func (c *Client) cmdEnable(cap gl.Enum) {
 	ent[0] = header(cmdSize, CmdEnable)
 	ent[1] = uint32(cap)
 }
-
-// Enable encodes the command of the same name (gl.Context).
-func (c *Client) Enable(cap gl.Enum) { c.cmdEnable(cap) }
 
 // cmdEnableVertexAttribArray encodes EnableVertexAttribArray.
 func (c *Client) cmdEnableVertexAttribArray(a gl.Attrib) {

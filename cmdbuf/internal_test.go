@@ -1,6 +1,7 @@
 package cmdbuf
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
@@ -209,7 +210,8 @@ func TestRingWrapsWithNoop(t *testing.T) {
 
 // TestFrameWithoutQueryHasNoRoundTrip: encoding a frame (draws, uniforms,
 // flush) never waits for the service; queries GL lets the client cache
-// (limits, strings, uniform locations of a linked program) wait once.
+// (limits, strings, uniform locations of a linked program, bindings and
+// capabilities it set) wait at most once.
 func TestFrameWithoutQueryHasNoRoundTrip(t *testing.T) {
 	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
 	if err != nil {
@@ -248,6 +250,7 @@ func TestFrameWithoutQueryHasNoRoundTrip(t *testing.T) {
 	c.BufferData(gl.ARRAY_BUFFER, make([]byte, 32), gl.STATIC_DRAW)
 	c.EnableVertexAttribArray(gl.Attrib{Value: 0})
 	c.VertexAttribPointer(gl.Attrib{Value: 0}, 2, gl.FLOAT, false, 0, 0)
+	c.Disable(gl.BLEND)
 
 	before := c.RoundTrips()
 	for f := range 20 {
@@ -258,6 +261,9 @@ func TestFrameWithoutQueryHasNoRoundTrip(t *testing.T) {
 		}
 		_ = c.GetInteger(gl.MAX_TEXTURE_SIZE)
 		_ = c.GetString(gl.RENDERER)
+		if c.IsEnabled(gl.BLEND) || c.GetInteger(gl.ARRAY_BUFFER_BINDING) != int(vbo.Value) {
+			t.Fatal("cached state is wrong")
+		}
 		c.Flush()
 	}
 	if n := c.RoundTrips() - before; n != 0 {
@@ -355,4 +361,88 @@ func TestDecodeDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per run of %d commands", allocs, 3*n/12)
 	}
+}
+
+// TestStateCacheMatchesService runs random binding, deletion, capability
+// and texture-unit calls (valid and invalid) and checks after each that
+// every answer the client gives from its cache equals the service's.
+func TestStateCacheMatchesService(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 4, Height: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewSource(7))
+	var names []uint32
+	for range 4 {
+		names = append(names, c.CreateBuffer().Value, c.CreateFramebuffer().Value, c.CreateRenderbuffer().Value)
+	}
+	name := func() uint32 {
+		if rng.Intn(5) == 0 {
+			return 0
+		}
+		if rng.Intn(8) == 0 {
+			return 900 + uint32(rng.Intn(3)) // never created: ES 2.0 binds create
+		}
+		return names[rng.Intn(len(names))]
+	}
+	caps := []gl.Enum{gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.DITHER, gl.SCISSOR_TEST, gl.STENCIL_TEST, gl.SAMPLE_COVERAGE, 0x1234}
+	pick := func(e ...gl.Enum) gl.Enum { return e[rng.Intn(len(e))] }
+	pnames := []gl.Enum{gl.ARRAY_BUFFER_BINDING, gl.ELEMENT_ARRAY_BUFFER_BINDING, gl.FRAMEBUFFER_BINDING, gl.RENDERBUFFER_BINDING, gl.ACTIVE_TEXTURE}
+	before := c.RoundTrips()
+	hits := 0
+	for i := range 1500 {
+		switch rng.Intn(10) {
+		case 0:
+			c.BindBuffer(pick(gl.ARRAY_BUFFER, gl.ELEMENT_ARRAY_BUFFER, 0x1234), gl.Buffer{Value: name()})
+		case 1:
+			c.DeleteBuffer(gl.Buffer{Value: name()})
+		case 2:
+			c.BindFramebuffer(pick(gl.FRAMEBUFFER, 0x8CA8, 0x1), gl.Framebuffer{Value: name()})
+		case 3:
+			c.DeleteFramebuffer(gl.Framebuffer{Value: name()})
+		case 4:
+			c.BindRenderbuffer(pick(gl.RENDERBUFFER, 0x1), gl.Renderbuffer{Value: name()})
+		case 5:
+			c.DeleteRenderbuffer(gl.Renderbuffer{Value: name()})
+		case 6:
+			c.Enable(caps[rng.Intn(len(caps))])
+		case 7:
+			c.Disable(caps[rng.Intn(len(caps))])
+		case 8:
+			c.ActiveTexture(gl.TEXTURE0 + gl.Enum(rng.Intn(40)))
+		case 9:
+			if rng.Intn(20) == 0 {
+				c.GetInteger(gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS)
+			}
+		}
+		for _, p := range pnames {
+			rt := c.RoundTrips()
+			got := c.GetInteger(p)
+			if c.RoundTrips() == rt {
+				hits++
+			}
+			v, _ := c.getv(func() { c.cmdGetIntegerv(p, resultID, 0) })
+			if got != int(int32(v[0])) {
+				t.Fatalf("step %d: GetInteger(0x%x) = %d from the client, %d from the service", i, p, got, int32(v[0]))
+			}
+		}
+		for _, cp := range caps[:7] {
+			got := c.IsEnabled(cp)
+			if want := c.query1(func() { c.cmdIsEnabled(cp, resultID, 0) }) != 0; got != want {
+				t.Fatalf("step %d: IsEnabled(0x%x) = %v from the client, %v from the service", i, cp, got, want)
+			}
+		}
+		c.GetError()
+	}
+	if hits < 1000 {
+		t.Errorf("only %d of %d binding queries answered from the cache", hits, 1500*len(pnames))
+	}
+	t.Logf("%d round trips; %d binding queries answered from the cache", c.RoundTrips()-before, hits)
 }
