@@ -34,6 +34,9 @@ const (
 	uploadBucket    = 1
 	downloadBucket  = 2
 	immediateLimit  = 1024 // strings up to this size travel inline
+	// maxClientBucket bounds what the client accepts from a bucket (strings
+	// and logs), so a broken service cannot make it allocate without bound.
+	maxClientBucket = 256 << 20
 )
 
 // Client is a gl.Context whose calls are encoded into a command buffer and
@@ -424,6 +427,10 @@ func (c *Client) readBucket() (string, bool) {
 		return "", false
 	}
 	size := int(c.res32(0))
+	if size > maxClientBucket {
+		c.loseContext(fmt.Sprintf("service reported a %d-byte bucket", size))
+		return "", false
+	}
 	out := make([]byte, size)
 	n := copy(out, c.tb.mem[off:off+min(got, size)])
 	for n < size {
