@@ -70,6 +70,7 @@ type Client struct {
 	known               map[gl.Enum]int32 // the state cache (cache.go)
 	strings             map[gl.Enum]string
 	uniformLocs         map[uint32]map[string]int32
+	progInfo            map[uint32]*programInfo // programinfo.go
 	attribLocs          map[uint32]map[string]int32
 	roundTrips, flushes int
 }
@@ -105,7 +106,8 @@ func NewClient(t Transport, opt Options) (*Client, error) {
 	}
 	c := &Client{t: t, opt: opt, unpackAlign: 4, packAlign: 4, nextName: 1, nextTB: firstTransferID,
 		limits: map[gl.Enum][16]int32{}, strings: map[gl.Enum]string{}, known: map[gl.Enum]int32{},
-		uniformLocs: map[uint32]map[string]int32{}, attribLocs: map[uint32]map[string]int32{}}
+		uniformLocs: map[uint32]map[string]int32{}, attribLocs: map[uint32]map[string]int32{},
+		progInfo: map[uint32]*programInfo{}}
 	mem, err := t.CreateBuffer(ringID, opt.RingSize)
 	if err != nil {
 		return nil, fmt.Errorf("cmdbuf: creating the ring: %w", err)
@@ -522,6 +524,7 @@ func (c *Client) DeleteFramebuffer(v gl.Framebuffer) {
 
 // DeleteProgram deletes a program object and forgets its cached info.
 func (c *Client) DeleteProgram(p gl.Program) {
+	delete(c.progInfo, p.Value)
 	delete(c.uniformLocs, p.Value)
 	delete(c.attribLocs, p.Value)
 	c.cmdDeleteProgram(p)
@@ -550,6 +553,7 @@ func (c *Client) BindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
 
 // LinkProgram links a program; cached locations of it are dropped.
 func (c *Client) LinkProgram(p gl.Program) {
+	delete(c.progInfo, p.Value)
 	delete(c.uniformLocs, p.Value)
 	delete(c.attribLocs, p.Value)
 	c.cmdLinkProgram(p)
@@ -844,6 +848,11 @@ func (c *Client) BindAttribLocation(p gl.Program, a gl.Attrib, name string) {
 
 // GetUniformLocation asks the service once per program link and name.
 func (c *Client) GetUniformLocation(p gl.Program, name string) gl.Uniform {
+	if info := c.programInfo(p); info != nil && info.linked {
+		if v, ok := findVar(info.uniforms, name); ok {
+			return gl.Uniform{Value: v.loc}
+		}
+	}
 	if m := c.uniformLocs[p.Value]; m != nil {
 		if v, ok := m[name]; ok {
 			return gl.Uniform{Value: v}
@@ -865,6 +874,11 @@ func (c *Client) GetUniformLocation(p gl.Program, name string) gl.Uniform {
 
 // GetAttribLocation asks the service once per program link and name.
 func (c *Client) GetAttribLocation(p gl.Program, name string) gl.Attrib {
+	if info := c.programInfo(p); info != nil && info.linked {
+		if v, ok := findVar(info.attribs, name); ok {
+			return gl.Attrib{Value: uint(uint32(v.loc))}
+		}
+	}
 	if m := c.attribLocs[p.Value]; m != nil {
 		if v, ok := m[name]; ok {
 			return gl.Attrib{Value: uint(v)}
@@ -923,6 +937,16 @@ func (c *Client) GetString(pname gl.Enum) string {
 func (c *Client) getActive(p gl.Program, index uint32, uniform bool) (string, int, gl.Enum) {
 	if c.lost {
 		return "", 0, 0
+	}
+	if info := c.programInfo(p); info != nil && info.linked {
+		vars := info.attribs
+		if uniform {
+			vars = info.uniforms
+		}
+		if int64(index) < int64(len(vars)) {
+			v := vars[index]
+			return v.name, v.size, v.ty
+		}
 	}
 	if uniform {
 		c.cmdGetActiveUniform(p, index, downloadBucket, resultID, 4)
@@ -1001,8 +1025,21 @@ func (c *Client) GetFramebufferAttachmentParameteri(target, attachment, pname gl
 	return int(int32(c.query1(func() { c.cmdGetFramebufferAttachmentParameteri(target, attachment, pname, resultID, 0) })))
 }
 
-// GetProgrami asks the service.
+// GetProgrami answers link status and active-variable counts from the
+// program's info, anything else by asking the service.
 func (c *Client) GetProgrami(p gl.Program, pname gl.Enum) int {
+	if pname == gl.LINK_STATUS || pname == gl.ACTIVE_ATTRIBUTES || pname == gl.ACTIVE_UNIFORMS {
+		if info := c.programInfo(p); info != nil {
+			switch {
+			case pname == gl.LINK_STATUS:
+				return int(b2u(info.linked))
+			case info.linked && pname == gl.ACTIVE_ATTRIBUTES:
+				return len(info.attribs)
+			case info.linked:
+				return len(info.uniforms)
+			}
+		}
+	}
 	return int(int32(c.query1(func() { c.cmdGetProgrami(p, pname, resultID, 0) })))
 }
 

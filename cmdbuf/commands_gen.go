@@ -163,10 +163,11 @@ const (
 	CmdVertexAttrib4fv                    CommandID = 397
 	CmdVertexAttribPointer                CommandID = 398
 	CmdViewport                           CommandID = 399
+	CmdGetProgramInfo                     CommandID = 400
 )
 
 // commandTable describes every command (indexed by id; Name is empty for ids no command uses).
-var commandTable = [400]CommandInfo{
+var commandTable = [401]CommandInfo{
 	0:   {Name: "Noop", Fixed: 1, Args: []ArgInfo{{Name: "pad", Kind: ArgPad, Len: -1, LenConst: 0, IsLen: false}}},
 	1:   {Name: "SetToken", Fixed: 2, Args: []ArgInfo{{Name: "token", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
 	2:   {Name: "SetBucketSize", Fixed: 3, Args: []ArgInfo{{Name: "bucket", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}, {Name: "size", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
@@ -318,6 +319,7 @@ var commandTable = [400]CommandInfo{
 	397: {Name: "VertexAttrib4fv", Fixed: 3, Args: []ArgInfo{{Name: "dst", Kind: ArgAttrib, Len: -1, LenConst: 0, IsLen: false}, {Name: "n", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: true}, {Name: "src", Kind: ArgF32s, Len: 2, LenConst: 0, IsLen: false}}},
 	398: {Name: "VertexAttribPointer", Fixed: 7, Args: []ArgInfo{{Name: "dst", Kind: ArgAttrib, Len: -1, LenConst: 0, IsLen: false}, {Name: "size", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "ty", Kind: ArgEnum, Len: -1, LenConst: 0, IsLen: false}, {Name: "normalized", Kind: ArgBool, Len: -1, LenConst: 0, IsLen: false}, {Name: "stride", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "offset", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}}},
 	399: {Name: "Viewport", Fixed: 5, Args: []ArgInfo{{Name: "x", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "y", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "width", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "height", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}}},
+	400: {Name: "GetProgramInfo", Fixed: 3, Args: []ArgInfo{{Name: "p", Kind: ArgProgram, Len: -1, LenConst: 0, IsLen: false}, {Name: "bucket", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
 }
 
 // cmdSetToken encodes SetToken.
@@ -2570,6 +2572,18 @@ func (c *Client) cmdViewport(x int, y int, width int, height int) {
 // Viewport encodes the command of the same name (gl.Context).
 func (c *Client) Viewport(x int, y int, width int, height int) { c.cmdViewport(x, y, width, height) }
 
+// cmdGetProgramInfo encodes GetProgramInfo.
+func (c *Client) cmdGetProgramInfo(p gl.Program, bucket uint32) {
+	const cmdSize = 3
+	ent := c.alloc(cmdSize)
+	if ent == nil {
+		return
+	}
+	ent[0] = header(cmdSize, CmdGetProgramInfo)
+	ent[1] = uint32(p.Value)
+	ent[2] = bucket
+}
+
 // execute validates and runs one command; c is the command's entries,
 // header included, copied out of the ring. An error is a parse error:
 // the client loses its context.
@@ -4047,6 +4061,13 @@ func (d *decoder) execute(id CommandID, c []uint32) error {
 		a_height := int(int32(c[4]))
 		d.gl.Viewport(a_x, a_y, a_width, a_height)
 		return nil
+	case CmdGetProgramInfo:
+		if len(c) != 3 {
+			return d.badSize(id, len(c), 3)
+		}
+		a_p := d.program(c[1])
+		a_bucket := c[2]
+		return d.doGetProgramInfo(a_p, a_bucket)
 	}
 	return d.badID(id)
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/bench"
 	"github.com/tilegpu/tilegpu/gl"
 )
 
@@ -445,4 +446,122 @@ func TestStateCacheMatchesService(t *testing.T) {
 		t.Errorf("only %d of %d binding queries answered from the cache", hits, 1500*len(pnames))
 	}
 	t.Logf("%d round trips; %d binding queries answered from the cache", c.RoundTrips()-before, hits)
+}
+
+// TestProgramInfoMatchesService compares every answer the client gives
+// from program info with the service's own answer (and GL error) for
+// linked, failed, unlinked and nonexistent programs, and checks that a
+// linked program's queries cost one round trip in all.
+func TestProgramInfoMatchesService(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 4, Height: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sh := bench.Shaders()
+	build := func(vs, fs string) gl.Program {
+		p := c.CreateProgram()
+		for _, x := range []struct {
+			ty  gl.Enum
+			src string
+		}{{gl.VERTEX_SHADER, vs}, {gl.FRAGMENT_SHADER, fs}} {
+			s := c.CreateShader(x.ty)
+			c.ShaderSource(s, x.src)
+			c.CompileShader(s)
+			c.AttachShader(p, s)
+		}
+		c.LinkProgram(p)
+		return p
+	}
+	arrays := `uniform vec4 u_arr[3]; uniform mat4 u_m; attribute vec4 a_pos; attribute float a_w;
+void main(){ gl_Position = u_m * a_pos * a_w + u_arr[0] + u_arr[2]; }`
+	progs := map[string]gl.Program{
+		"phong":     build(sh["VS_PHONG"], sh["FS_PHONG"]),
+		"tex":       build(sh["VS_FLAT"], sh["FS_TEX"]),
+		"arrays":    build(arrays, "precision mediump float; void main(){ gl_FragColor = vec4(1.0); }"),
+		"failed":    build(sh["VS_FLAT"], "void main(){ gl_FragColor = undefined_thing; }"),
+		"unlinked":  c.CreateProgram(),
+		"not there": {Init: true, Value: 4321},
+	}
+	serviceActive := func(p gl.Program, i uint32, uniform bool) (string, int, gl.Enum) {
+		if uniform {
+			c.cmdGetActiveUniform(p, i, downloadBucket, resultID, 4)
+		} else {
+			c.cmdGetActiveAttrib(p, i, downloadBucket, resultID, 4)
+		}
+		name, _ := c.readBucket()
+		return name, int(int32(c.res32(1))), gl.Enum(c.res32(2))
+	}
+	serviceLoc := func(p gl.Program, name string, uniform bool) int32 {
+		c.setBucketString(name)
+		if uniform {
+			c.query(func() { c.cmdGetUniformLocation(p, uploadBucket, resultID, 0) })
+		} else {
+			c.query(func() { c.cmdGetAttribLocation(p, uploadBucket, resultID, 0) })
+		}
+		return int32(c.res32(0))
+	}
+	for what, p := range progs {
+		c.GetError()
+		for _, pname := range []gl.Enum{gl.LINK_STATUS, gl.ACTIVE_ATTRIBUTES, gl.ACTIVE_UNIFORMS} {
+			got, e1 := c.GetProgrami(p, pname), c.GetError()
+			want, e2 := int(int32(c.query1(func() { c.cmdGetProgrami(p, pname, resultID, 0) }))), c.GetError()
+			if got != want || e1 != e2 {
+				t.Errorf("%s: GetProgrami(0x%x) = %d (error 0x%x), service %d (0x%x)", what, pname, got, e1, want, e2)
+			}
+		}
+		names := []string{"nonexistent", "u_arr[1]", "u_arr[3]", "u_arr", "a_w"}
+		for _, uniform := range []bool{false, true} {
+			for i := uint32(0); i < 6; i++ {
+				n1, s1, t1 := c.getActive(p, i, uniform)
+				e1 := c.GetError()
+				n2, s2, t2 := serviceActive(p, i, uniform)
+				e2 := c.GetError()
+				if n1 != n2 || s1 != s2 || t1 != t2 || e1 != e2 {
+					t.Errorf("%s: active %v %d = %q %d 0x%x (0x%x), service %q %d 0x%x (0x%x)", what, uniform, i, n1, s1, t1, e1, n2, s2, t2, e2)
+				}
+				if n1 != "" {
+					names = append(names, n1)
+				}
+			}
+			for _, name := range names {
+				var got int32
+				if uniform {
+					got = c.GetUniformLocation(p, name).Value
+				} else {
+					got = int32(c.GetAttribLocation(p, name).Value)
+				}
+				e1 := c.GetError()
+				want := serviceLoc(p, name, uniform)
+				e2 := c.GetError()
+				if got != want || e1 != e2 {
+					t.Errorf("%s: location of %q (uniform %v) = %d (0x%x), service %d (0x%x)", what, name, uniform, got, e1, want, e2)
+				}
+			}
+		}
+	}
+	// A freshly linked program: status, every active uniform and its
+	// location, one round trip.
+	p := build(sh["VS_PHONG"], sh["FS_PHONG"])
+	c.Finish()
+	before := c.RoundTrips()
+	if c.GetProgrami(p, gl.LINK_STATUS) != 1 {
+		t.Fatal("phong did not link")
+	}
+	n := c.GetProgrami(p, gl.ACTIVE_UNIFORMS)
+	for i := range n {
+		name, _, _ := c.GetActiveUniform(p, uint32(i))
+		if c.GetUniformLocation(p, name).Value < 0 {
+			t.Errorf("uniform %q has no location", name)
+		}
+	}
+	if rt := c.RoundTrips() - before; rt != 1 || n < 3 {
+		t.Errorf("link status + %d uniforms and locations took %d round trips, want 1", n, rt)
+	}
 }
