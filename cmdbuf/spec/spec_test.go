@@ -19,8 +19,19 @@ func TestLoad(t *testing.T) {
 	if common != 7 {
 		t.Errorf("%d common commands, want 7 (Noop, SetToken, the bucket commands)", common)
 	}
-	if c := cmds[len(cmds)-1]; c.Name != "Viewport" || c.Fixed() != 5 {
-		t.Errorf("last command %s with %d entries, want Viewport with 5", c.Name, c.Fixed())
+	byName := map[string]*Command{}
+	for _, c := range cmds {
+		byName[c.Name] = c
+	}
+	for _, tc := range []struct {
+		name  string
+		id    int
+		fixed int
+	}{{"Noop", 0, 1}, {"Viewport", 399, 5}, {"Uniform4f", 381, 6}, {"BufferData", 269, 6}, {"GetProgramInfo", 400, 3}} {
+		c := byName[tc.name]
+		if c == nil || c.ID != tc.id || c.Fixed() != tc.fixed {
+			t.Errorf("%s: %+v, want id %d with %d entries", tc.name, c, tc.id, tc.fixed)
+		}
 	}
 }
 
