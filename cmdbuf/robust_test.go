@@ -363,3 +363,31 @@ func TestShortDataIsAGLError(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceShutdownLosesContexts: when the service shuts down, its
+// clients see their contexts lost (with the reason) instead of hanging.
+func TestServiceShutdownLosesContexts(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			s := newService(t, cmdbuf.ServiceConfig{})
+			dial, stop := tr.start(t, s)
+			defer stop()
+			c := dialClient(t, dial, cmdbuf.Options{Width: 4, Height: 4})
+			defer c.Close()
+			c.Clear(gl.COLOR_BUFFER_BIT)
+			c.Finish()
+			if err := c.Err(); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			c.Clear(gl.COLOR_BUFFER_BIT)
+			c.Finish()
+			if err := c.Err(); !errors.Is(err, cmdbuf.ErrContextLost) {
+				t.Fatalf("after the service shut down: Err = %v", err)
+			}
+			if e := c.GetError(); e != cmdbuf.ContextLost {
+				t.Errorf("GetError = 0x%x, want CONTEXT_LOST", e)
+			}
+		})
+	}
+}
