@@ -208,10 +208,13 @@ func (ss *session) destroyBuffer(id uint32) ([]byte, error) {
 }
 
 // buffer returns registered memory (for transports that copy into it).
+// It does not wait for the decoder: like a client writing shared memory,
+// the copy touches only ranges no pending command reads (the client waits
+// for their tokens first), and a buffer's Go memory stays valid even if
+// it is unregistered meanwhile.
 func (ss *session) buffer(id uint32) []byte {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.waitIdle()
 	return ss.buffers[id]
 }
 
