@@ -1,6 +1,9 @@
 package cmdbuf
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // inProcess is the in-process transport: the service's goroutines share
 // the client's address space, so shared memory is plain Go memory.
@@ -25,8 +28,8 @@ func (t *inProcess) CreateBuffer(id uint32, size int) ([]byte, error) {
 	if t.closed {
 		return nil, errClosed
 	}
-	if size <= 0 {
-		return nil, errors.New("cmdbuf: shared memory size must be positive")
+	if size <= 0 || size > t.ss.svc.cfg.MaxSharedMemory {
+		return nil, fmt.Errorf("cmdbuf: shared memory size %d not in 1..%d", size, t.ss.svc.cfg.MaxSharedMemory)
 	}
 	mem := make([]byte, size)
 	if err := t.ss.registerBuffer(id, mem); err != nil {
