@@ -3,12 +3,14 @@ package cmdbuf_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +33,18 @@ func TestHelperProcess(t *testing.T) {
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(3)
+	}
+	if mode == "serve" { // the service as a child process, until killed
+		s, err := cmdbuf.NewService(cmdbuf.ServiceConfig{MemorySize: 256 << 20, Cores: 2})
+		if err != nil {
+			fail(err)
+		}
+		l, err := cmdbuf.ListenUnix(os.Getenv("CMDBUF_ADDR"))
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println("ready")
+		fail(s.ServeUnix(l))
 	}
 	tr, err := cmdbuf.Dial(os.Getenv("CMDBUF_ADDR"))
 	if err != nil {
@@ -261,5 +275,48 @@ func TestMaxClients(t *testing.T) {
 			b.Close()
 			c.Close()
 		})
+	}
+}
+
+// TestServiceProcess runs the service in a child process: goroutine clients
+// in this process render exact images over the Unix transport (memfds
+// mapped in two processes); then the service is killed with SIGKILL and
+// every client sees its context lost instead of hanging.
+func TestServiceProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	sock := filepath.Join(t.TempDir(), "gpu.sock")
+	cmd := helper(t, "serve", sock, "", "")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("service helper said %q", line)
+	}
+	var clients []*cmdbuf.Client
+	for i, name := range bench.Names() {
+		tr, err := cmdbuf.Dial("unix:" + sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cmdbuf.NewClient(tr, cmdbuf.Options{Width: 1, Height: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		clients = append(clients, c)
+		sameImage(t, fmt.Sprintf("client %d (%s)", i, name), drawScene(t, c, name, sceneOptions), renderLocal(t, name, sceneOptions))
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for i, c := range clients {
+		c.Clear(gl.COLOR_BUFFER_BIT)
+		c.Finish()
+		if err := c.Err(); !errors.Is(err, cmdbuf.ErrContextLost) || !strings.Contains(err.Error(), "transport") {
+			t.Errorf("client %d after the service died: Err = %v", i, err)
+		}
 	}
 }
