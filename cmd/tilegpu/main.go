@@ -23,6 +23,8 @@ commands:
   disasm       disassemble TG machine code
   deqp         run dEQP GLES2 shader-library .test files on the virtual GPU
   shader-test  run piglit .shader_test files on the virtual GPU
+  serve        run the GPU process: one GPU shared by clients on a Unix socket and/or TCP
+  replay       re-execute a recorded command stream (serve -record) on a fresh GPU; -decode prints it
 
 Run 'tilegpu <command> -h' for a command's flags.
 `
@@ -39,6 +41,8 @@ func main() {
 		"disasm":      cmdDisasm,
 		"deqp":        cmdDEQP,
 		"shader-test": cmdShaderTest,
+		"serve":       cmdServe,
+		"replay":      cmdReplay,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

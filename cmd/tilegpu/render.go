@@ -172,6 +172,7 @@ func cmdRender(args []string) error {
 	var yaw, pitch optFloat
 	fs.Var(&yaw, "yaw", "camera yaw in `degrees` from the model's front (+Z) towards +X (default: automatic)")
 	fs.Var(&pitch, "pitch", "camera pitch in `degrees` above the horizontal (default: automatic)")
+	remote := fs.String("remote", "", "draw through a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
 	models, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func cmdRender(args []string) error {
 	if *decode {
 		cfg.Capture = newDecoder(stdout).capture
 	}
-	ctx, err := tilegpu.NewContext(cfg)
+	ctx, err := openTarget(*remote, cfg)
 	if err != nil {
 		return err
 	}
@@ -260,6 +261,12 @@ func cmdRender(args []string) error {
 		if *jsonOut {
 			b, _ := json.Marshal(res)
 			fmt.Fprintf(stdout, "%s\n", b)
+			continue
+		}
+		if *remote != "" {
+			// The GPU's counters belong to the service (shared by all
+			// its clients): only what the client knows is printed.
+			fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles, %.1f ms through %s\n", res.Output, res.Width, res.Height, res.Triangles, res.Milliseconds, *remote)
 			continue
 		}
 		fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane; %d by translated code, %d programs translated), %d vertices and %d fragments shaded\n",
@@ -352,7 +359,7 @@ func renderJobs(models []string, out, ext string) ([]renderJob, error) {
 
 // renderOne renders one job on ctx (whose framebuffer is the image size)
 // and writes its image.
-func renderOne(ctx *tilegpu.Context, j renderJob, texPath string, yaw, pitch optFloat, turntable, cameraIdx int, animTime animTimeFlag, prog progress) (renderResult, error) {
+func renderOne(ctx drawTarget, j renderJob, texPath string, yaw, pitch optFloat, turntable, cameraIdx int, animTime animTimeFlag, prog progress) (renderResult, error) {
 	cfgW, cfgH := ctx.Size()
 	res := renderResult{Input: j.input, Output: j.output, Width: cfgW, Height: cfgH, Frames: max(turntable, 1)}
 	var model *scene.Model
@@ -487,6 +494,7 @@ func cmdBench(args []string) error {
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	width := fs.Int("width", 1920, "framebuffer width in pixels, 1..4096 (SCENES.md uses 1920)")
 	height := fs.Int("height", 1080, "framebuffer height in pixels, 1..4096 (SCENES.md uses 1080)")
+	remote := fs.String("remote", "", "run the scene on a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -507,7 +515,7 @@ func cmdBench(args []string) error {
 	}
 	opt := bench.DefaultOptions()
 	opt.Width, opt.Height = *width, *height
-	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
+	ctx, err := openTarget(*remote, tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
 	if err != nil {
 		return err
 	}
@@ -518,9 +526,10 @@ func cmdBench(args []string) error {
 	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
-	st := ctx.Stats()
-	fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
-		st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
+	if st := ctx.Stats(); *remote == "" {
+		fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
+			st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
+	}
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {
