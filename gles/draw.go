@@ -135,6 +135,7 @@ func (c *Context) VertexAttribPointer(dst gl.Attrib, size int, ty gl.Enum, norma
 	}
 	a := &c.attribs[dst.Value]
 	a.size, a.typ, a.normalized, a.stride, a.offset, a.buffer = size, ty, normalized, stride, offset, c.arrayBuffer
+	c.native.client[dst.Value] = nil // an offset, not a client pointer (native.go)
 }
 
 func (c *Context) setCurrentAttrib(dst gl.Attrib, v [4]float32) {

@@ -374,6 +374,9 @@ func (c *Context) CheckFramebufferStatus(target gl.Enum) gl.Enum {
 		return 0
 	}
 	if c.drawFB == nil {
+		if c.dfb.Color == nil {
+			return framebufferUndefined // surfaceless: no default framebuffer
+		}
 		return gl.FRAMEBUFFER_COMPLETE
 	}
 	return c.drawFB.status()
@@ -382,7 +385,7 @@ func (c *Context) CheckFramebufferStatus(target gl.Enum) gl.Enum {
 // checkFramebufferComplete records INVALID_FRAMEBUFFER_OPERATION when the
 // bound framebuffer cannot be drawn to or read from.
 func (c *Context) checkFramebufferComplete() bool {
-	if c.drawFB != nil && c.drawFB.status() != gl.FRAMEBUFFER_COMPLETE {
+	if (c.drawFB == nil && c.dfb.Color == nil) || (c.drawFB != nil && c.drawFB.status() != gl.FRAMEBUFFER_COMPLETE) {
 		c.recordError(gl.INVALID_FRAMEBUFFER_OPERATION)
 		return false
 	}
