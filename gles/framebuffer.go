@@ -265,7 +265,7 @@ func (c *Context) FramebufferRenderbuffer(target, attachment, rbTarget gl.Enum, 
 		return
 	}
 	x := c.rbs[rb.Value]
-	if x == nil {
+	if x == nil || !x.bound { // a generated name is not a renderbuffer until bound (ES 2.0 §4.4.3)
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
