@@ -98,8 +98,9 @@ type Context struct {
 	orphans       []attachment // deleted images still attached to unbound framebuffers
 	lastDriverErr error
 
-	hadSurface bool        // a default framebuffer was set (share.go)
-	native     nativeState // state only the C ABI reaches (native.go)
+	hadSurface bool                // a default framebuffer was set (share.go)
+	clipPrim   *pipe.PrimitiveMode // primitive of the draw being prepared (viewclip.go)
+	native     nativeState         // state only the C ABI reaches (native.go)
 }
 
 type stencilFace struct {

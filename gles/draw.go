@@ -275,6 +275,8 @@ func (c *Context) DrawArrays(mode gl.Enum, first, count int) {
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
+	c.clipPrim = &pm // triangles and lines are clipped to the viewport (viewclip.go)
+	defer func() { c.clipPrim = nil }()
 	if !c.checkFramebufferComplete() || count == 0 || !c.prepareDraw() {
 		return
 	}
@@ -311,6 +313,8 @@ func (c *Context) DrawElements(mode gl.Enum, count int, ty gl.Enum, offset int) 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.clipPrim = &pm
+	defer func() { c.clipPrim = nil }()
 	if !c.prepareDraw() {
 		return
 	}
@@ -412,8 +416,7 @@ func (c *Context) sendFramebufferState() {
 		Scale:     [3]float32{float32(vw) / 2, float32(vh) / 2, (f - n) / 2},
 		Translate: [3]float32{float32(vx) + float32(vw)/2, float32(vy) + float32(vh)/2, (n + f) / 2},
 	})
-	s := c.scissorBox
-	c.pipe.SetScissorState(&pipe.ScissorState{MinX: s[0], MinY: s[1], MaxX: s[0] + s[2], MaxY: s[1] + s[3]})
+	c.pipe.SetScissorState(c.drawScissor())
 }
 
 var compareFuncs = map[gl.Enum]pipe.CompareFunc{
@@ -470,7 +473,7 @@ func (c *Context) rasterizerState() pipe.RasterizerState {
 		OffsetFactor:  c.polyOffset[0],
 		OffsetUnits:   c.polyOffset[1],
 		LineWidth:     c.lineWidth,
-		ScissorEnable: c.enables[gl.SCISSOR_TEST],
+		ScissorEnable: c.enables[gl.SCISSOR_TEST] || c.clipsToViewport(),
 	}
 }
 
