@@ -240,7 +240,10 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 	}
 	I.zoff = 0
 	if s.depthOffset && !line {
-		I.zoff = float64(s.offFactor)*math.Max(math.Abs(I.zdx), math.Abs(I.zdy)) + float64(s.offUnits)/(1<<24)
+		// One unit is one step of the 24-bit depth buffer (depthTo24 maps
+		// [0,1] onto 0..depthMax): 2^-24 fell short of a step where z*depthMax
+		// is a whole number (z = 0.5, say) and left the depth unchanged.
+		I.zoff = float64(s.offFactor)*math.Max(math.Abs(I.zdx), math.Abs(I.zdy)) + float64(s.offUnits)/depthMax
 	}
 	I.front = front
 	I.frontBit = 0
