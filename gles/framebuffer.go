@@ -49,7 +49,7 @@ type framebuffer struct {
 // DEPTH24_STENCIL8_OES come from extensions this implementation exposes).
 func rbFormatKind(f gl.Enum) (color, depth, stencil, ok bool) {
 	switch f {
-	case gl.RGBA4, gl.RGB565, gl.RGB5_A1, gl.RGBA8_OES, gl.RGB8_OES:
+	case gl.RGBA4, gl.RGB565, gl.RGB5_A1, gl.RGBA8_OES, gl.RGB8_OES, bgraEXT, bgra8EXT:
 		return true, false, false, true
 	case gl.DEPTH_COMPONENT16, gl.DEPTH_COMPONENT24_OES:
 		return false, true, false, true
@@ -329,7 +329,7 @@ func (a attachment) image() (res pipe.Resource, w, h int, color, depth, stencil 
 			return nil, 0, 0, false, false, false
 		}
 		lv := a.tex.levels[a.face][0]
-		renderable := lv.format == gl.RGB || lv.format == gl.RGBA
+		renderable := lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT
 		return a.tex.res, lv.w, lv.h, renderable, false, false
 	}
 	return nil, 0, 0, false, false, false

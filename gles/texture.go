@@ -179,7 +179,7 @@ func (c *Context) paramTarget(target gl.Enum) (*texture, bool) {
 
 func isBaseFormat(f gl.Enum) bool {
 	switch f {
-	case gl.ALPHA, gl.LUMINANCE, gl.LUMINANCE_ALPHA, gl.RGB, gl.RGBA:
+	case gl.ALPHA, gl.LUMINANCE, gl.LUMINANCE_ALPHA, gl.RGB, gl.RGBA, bgraEXT:
 		return true
 	}
 	return false
@@ -634,7 +634,7 @@ func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byt
 	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
 		bpp = 2
 	default:
-		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4}[format]
+		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4, bgraEXT: 4}[format]
 	}
 	rowBytes := w * bpp
 	stride := (rowBytes + c.unpackAlign - 1) / c.unpackAlign * c.unpackAlign
@@ -667,6 +667,8 @@ func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byt
 			switch format {
 			case gl.RGBA:
 				copy(d, src[x*4:x*4+4])
+			case bgraEXT:
+				d[0], d[1], d[2], d[3] = src[x*4+2], src[x*4+1], src[x*4], src[x*4+3]
 			case gl.RGB:
 				d[0], d[1], d[2], d[3] = src[x*3], src[x*3+1], src[x*3+2], 255
 			case gl.LUMINANCE:
