@@ -435,6 +435,18 @@ var blendEquations = map[gl.Enum]pipe.BlendEquation{
 
 // blendState, dsaState and rasterizerState convert the GL state.
 func (c *Context) blendState() pipe.BlendState {
+	if !c.colorHasAlpha() {
+		s := c.blendStateRGBA()
+		s.SrcRGB, s.DstRGB, s.SrcAlpha, s.DstAlpha = dstAlphaOne(s.SrcRGB), dstAlphaOne(s.DstRGB), dstAlphaOne(s.SrcAlpha), dstAlphaOne(s.DstAlpha)
+		if s.SrcRGB == pipe.FactorSrcAlphaSaturate {
+			s.SrcRGB = pipe.FactorZero // min(As, 1-Ad) with Ad = 1
+		}
+		return s
+	}
+	return c.blendStateRGBA()
+}
+
+func (c *Context) blendStateRGBA() pipe.BlendState {
 	return pipe.BlendState{
 		Enable:      c.enables[gl.BLEND],
 		EquationRGB: blendEquations[c.blendEq[0]], EquationAlpha: blendEquations[c.blendEq[1]],

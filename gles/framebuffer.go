@@ -499,6 +499,11 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 		dst := ((y0-y+row)*w + (x0 - x)) * 4
 		copy(out[dst:dst+cw*4], buf[row*cw*4:])
 	}
+	if !c.colorHasAlpha() { // noalpha.go
+		for i := 3; i < len(out); i += 4 {
+			out[i] = 255
+		}
+	}
 	return out
 }
 
