@@ -240,6 +240,9 @@ func (c *Context) Finish() {
 // Destroy releases the context's GL objects and the driver context.
 func (c *Context) Destroy() {
 	c.Finish()
+	for _, fb := range c.fbos {
+		c.releaseZS(fb)
+	}
 	if c.objects.unref() { // the last context of its share group
 		c.releaseShared()
 	}

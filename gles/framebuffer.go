@@ -43,6 +43,7 @@ type framebuffer struct {
 	name  uint32
 	bound bool
 	att   [numAttachments]attachment
+	zs    *zsCombined // split depth and stencil renderbuffers (zsplit.go)
 }
 
 // renderbuffer formats (RGBA8_OES, RGB8_OES, DEPTH_COMPONENT24_OES and
@@ -104,6 +105,7 @@ func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
 		c.renderbuffer = nil
 	}
 	if fb := c.drawFB; fb != nil {
+		c.writeBackZS(fb)
 		for i := range fb.att {
 			if fb.att[i].rb == x {
 				fb.att[i] = attachment{}
@@ -135,6 +137,9 @@ func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, hei
 	if rb == nil {
 		c.recordError(gl.INVALID_OPERATION)
 		return
+	}
+	if c.drawFB != nil {
+		c.writeBackZS(c.drawFB) // the other renderbuffer of a split pair keeps its contents
 	}
 	var res pipe.Resource
 	if width > 0 && height > 0 {
@@ -210,6 +215,9 @@ func (c *Context) BindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}
+	if c.drawFB != nil && c.drawFB.zs != nil && c.drawFB.name != fb.Value {
+		c.writeBackZS(c.drawFB)
+	}
 	if fb.Value == 0 {
 		c.drawFB = nil
 		return
@@ -233,6 +241,7 @@ func (c *Context) DeleteFramebuffer(v gl.Framebuffer) {
 	if c.drawFB == x {
 		c.drawFB = nil
 	}
+	c.releaseZS(x)
 	delete(c.fbos, v.Value)
 }
 
@@ -260,6 +269,7 @@ func (c *Context) FramebufferRenderbuffer(target, attachment, rbTarget gl.Enum, 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.writeBackZS(fb)
 	if rb.Value == 0 {
 		fb.att[ai] = attachmentZero()
 		return
@@ -297,6 +307,7 @@ func (c *Context) FramebufferTexture2D(target, attachment, texTarget gl.Enum, t 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.writeBackZS(fb)
 	if t.Value == 0 {
 		fb.att[ai] = attachmentZero()
 		return
@@ -359,9 +370,9 @@ func (fb *framebuffer) status() gl.Enum {
 		return gl.FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT
 	}
 	// The hardware has one depth/stencil surface: separate depth and
-	// stencil images cannot be combined.
+	// stencil renderbuffers are combined (zsplit.go); other pairs cannot be.
 	d, s := fb.att[attDepth], fb.att[attStencil]
-	if !d.empty() && !s.empty() && (d.rb != s.rb || d.tex != s.tex) {
+	if !d.empty() && !s.empty() && (d.rb != s.rb || d.tex != s.tex) && (d.rb == nil || s.rb == nil) {
 		return gl.FRAMEBUFFER_UNSUPPORTED
 	}
 	return gl.FRAMEBUFFER_COMPLETE
@@ -415,6 +426,9 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 		} else {
 			s.ZS = surf
 		}
+	}
+	if d, st, ok := splitZS(fb); ok {
+		s.ZS = pipe.Surface{Resource: c.combinedZS(fb, d, st)}
 	}
 	return s, true
 }
