@@ -1560,3 +1560,42 @@ func glViewport(x, y C.GLint, width, height C.GLsizei) {
 		g.Viewport(int(x), int(y), int(width), int(height))
 	}
 }
+
+// markerString reads an EXT_debug_marker string: length characters, or up
+// to the NUL when length is 0.
+func markerString(length C.GLsizei, marker *C.GLchar) string {
+	if marker == nil || length < 0 {
+		return ""
+	}
+	if length == 0 {
+		return cstr(marker)
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(marker)), int(length)))
+}
+
+//export glInsertEventMarkerEXT
+func glInsertEventMarkerEXT(length C.GLsizei, marker *C.GLchar) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.InsertEventMarker(markerString(length, marker))
+	}
+}
+
+//export glPushGroupMarkerEXT
+func glPushGroupMarkerEXT(length C.GLsizei, marker *C.GLchar) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.PushGroupMarker(markerString(length, marker))
+	}
+}
+
+//export glPopGroupMarkerEXT
+func glPopGroupMarkerEXT() {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.PopGroupMarker()
+	}
+}

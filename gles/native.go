@@ -40,6 +40,12 @@ type Native interface {
 	// RecordError records a GL error found by the caller (argument checks
 	// on C-only parameters such as negative counts).
 	RecordError(e gl.Enum)
+	// InsertEventMarker, PushGroupMarker and PopGroupMarker are
+	// EXT_debug_marker: annotations for debuggers, which tilegpu accepts
+	// and ignores (the extension requires no effect on rendering).
+	InsertEventMarker(marker string)
+	PushGroupMarker(marker string)
+	PopGroupMarker()
 	// SetDefaultFramebuffer makes dfb framebuffer 0 (eglMakeCurrent).
 	SetDefaultFramebuffer(dfb DefaultFramebuffer)
 }
@@ -248,6 +254,16 @@ func (c *Context) DrawElementsNative(mode gl.Enum, count int, ty gl.Enum, indice
 func (c *Context) ShaderBinary(shaders []gl.Shader, format gl.Enum, binary []byte) {
 	c.recordError(gl.INVALID_ENUM)
 }
+
+// InsertEventMarker implements Native (EXT_debug_marker): no effect.
+func (c *Context) InsertEventMarker(marker string) {}
+
+// PushGroupMarker implements Native (EXT_debug_marker): no effect.
+func (c *Context) PushGroupMarker(marker string) {}
+
+// PopGroupMarker implements Native (EXT_debug_marker): no effect; popping
+// an empty stack is not an error in EXT_debug_marker.
+func (c *Context) PopGroupMarker() {}
 
 // RecordError implements Native.
 func (c *Context) RecordError(e gl.Enum) { c.recordError(e) }

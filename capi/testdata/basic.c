@@ -100,6 +100,16 @@ int main(void) {
 	CHECK(glGetError() == GL_INVALID_VALUE, "negative count");
 	glShaderBinary(0, NULL, 0x1234, NULL, 0);
 	CHECK(glGetError() == GL_INVALID_ENUM, "glShaderBinary: no formats");
+	/* EXT_debug_marker: accepted, no effect, no error. */
+	CHECK(strstr((const char *)glGetString(GL_EXTENSIONS), "GL_EXT_debug_marker") != NULL, "debug marker extension");
+	PFNGLPUSHGROUPMARKEREXTPROC push = (PFNGLPUSHGROUPMARKEREXTPROC)eglGetProcAddress("glPushGroupMarkerEXT");
+	PFNGLPOPGROUPMARKEREXTPROC pop = (PFNGLPOPGROUPMARKEREXTPROC)eglGetProcAddress("glPopGroupMarkerEXT");
+	PFNGLINSERTEVENTMARKEREXTPROC insert = (PFNGLINSERTEVENTMARKEREXTPROC)eglGetProcAddress("glInsertEventMarkerEXT");
+	CHECK(push && pop && insert, "debug marker entry points");
+	push(0, "group");
+	insert(5, "event and more");
+	pop();
+	CHECK(glGetError() == GL_NO_ERROR, "debug markers raised an error");
 	GLint formats = -1;
 	glGetIntegerv(GL_NUM_SHADER_BINARY_FORMATS, &formats);
 	CHECK(formats == 0, "binary formats %d", formats);
