@@ -258,8 +258,15 @@ func (p *Program) linkAttributes(vs *glsl.TranslationUnit, vu varUse, bindings m
 	}
 	for _, a := range active {
 		if l, ok := bindings[a.v.Name]; ok {
-			if !take(l, a.cols) {
-				return fmt.Sprintf("attribute %s: location %d is out of range or aliases another attribute", a.v.Name, l)
+			// Two bound attributes may share (alias) locations: ES 2.0
+			// §2.10.4 allows it, the link error being optional even when
+			// every path reads both. Each keeps its own VPM slot, and both
+			// slots read the same attribute array.
+			if l < 0 || l+a.cols > len(used) {
+				return fmt.Sprintf("attribute %s: location %d is out of range", a.v.Name, l)
+			}
+			for i := l; i < l+a.cols; i++ {
+				used[i] = true
 			}
 			loc[a.v.Name] = l
 		}
