@@ -384,6 +384,40 @@ func foldBuiltin(name string, ret *Type, args []Expr) Value {
 		put(f(0, 1)*f(1, 2) - f(1, 1)*f(0, 2))
 		put(f(0, 2)*f(1, 0) - f(1, 2)*f(0, 0))
 		put(f(0, 0)*f(1, 1) - f(1, 0)*f(0, 1))
+	case "faceforward": // N if dot(Nref, I) < 0, else -N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(2, c) * f(1, c)
+		}
+		for c := 0; c < n; c++ {
+			if s < 0 {
+				put(f(0, c))
+			} else {
+				put(-f(0, c))
+			}
+		}
+	case "reflect": // I - 2·dot(N, I)·N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(1, c) * f(0, c)
+		}
+		for c := 0; c < n; c++ {
+			put(f(0, c) - 2*s*f(1, c))
+		}
+	case "refract": // k = 1 - η²(1 - dot(N, I)²); 0 if k < 0, else η·I - (η·dot(N, I) + √k)·N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(1, c) * f(0, c)
+		}
+		eta := f(2, 0)
+		k := 1 - eta*eta*(1-s*s)
+		for c := 0; c < n; c++ {
+			if k < 0 {
+				put(0)
+			} else {
+				put(eta*f(0, c) - (eta*s+math.Sqrt(k))*f(1, c))
+			}
+		}
 	case "matrixCompMult":
 		for c := 0; c < n; c++ {
 			put(f(0, c) * f(1, c))
