@@ -142,10 +142,12 @@ const (
 	// MaxCombinedTextureImageUnits: the texture units of GL's unit table.
 	// A texture fetch reads its descriptor address from the uniform stream
 	// (docs/hardware.md §7.1), in any stage, so the hardware has no unit
-	// count; 16 is the table size driver/tg reports (maxTextureUnits) and
-	// gles returns for all three queries.
+	// count; each stage may use 16, and GL's unit table (the combined
+	// count, driver/tg's ParamMaxCombinedTextureUnits) has room for both
+	// stages' 16 at once, as desktop-class drivers offer (dEQP uniform_api
+	// cases need up to 28).
 	MaxVertexTextureImageUnits   = 16
-	MaxCombinedTextureImageUnits = 16
+	MaxCombinedTextureImageUnits = 32
 	MaxTextureImageUnits         = 16
 	// MaxDrawBuffers: the tile buffer has one colour buffer (§5).
 	MaxDrawBuffers = 1
