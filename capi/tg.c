@@ -17,17 +17,18 @@ uintptr_t tg_thread(void) { return (uintptr_t)pthread_self(); }
 /* Every exported function is looked up in this library's own symbol table:
  * one handle for the file that holds tg_proc_address, whichever of its names
  * (libEGL.so.1, libGLESv2.so.2, ...) the program loaded it by. */
+static void *self;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void open_self(void) {
+	Dl_info info;
+	if (dladdr((void *)tg_proc_address, &info) != 0 && info.dli_fname != NULL)
+		self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
 void *tg_proc_address(const char *name) {
-	static void *self;
 	if (name == NULL || (strncmp(name, "gl", 2) != 0 && strncmp(name, "egl", 3) != 0))
 		return NULL;
-	if (self == NULL) {
-		Dl_info info;
-		if (dladdr((void *)tg_proc_address, &info) == 0 || info.dli_fname == NULL)
-			return NULL;
-		self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-		if (self == NULL)
-			return NULL;
-	}
-	return dlsym(self, name);
+	pthread_once(&self_once, open_self);
+	return self == NULL ? NULL : dlsym(self, name);
 }

@@ -75,3 +75,26 @@ func TestCompressedTexImage2DErrors(t *testing.T) {
 		t.Error("extension not advertised")
 	}
 }
+
+// FuzzCompressedTexImage2D feeds arbitrary sizes, formats and data to the
+// ETC1 upload path: it must record a GL error or define the image, never
+// panic or read outside data.
+func FuzzCompressedTexImage2D(f *testing.F) {
+	f.Add(uint32(etc1RGB8), 4, 4, 0, []byte{0x8F, 0x40, 0x2A, 0x38, 0x18, 0x00, 0x10, 0x40})
+	f.Add(uint32(etc1RGB8), 5, 3, 0, make([]byte, 16))
+	f.Add(uint32(gl.RGBA), -1, 1<<20, 1, []byte{})
+	f.Fuzz(func(t *testing.T, format uint32, w, h, border int, data []byte) {
+		if w > 256 || h > 256 {
+			return // large images are valid but slow; sizes are checked before any allocation
+		}
+		c, _ := newTestContext(t)
+		tex := c.CreateTexture()
+		c.BindTexture(gl.TEXTURE_2D, tex)
+		c.CompressedTexImage2D(gl.TEXTURE_2D, 0, gl.Enum(format), w, h, border, data)
+		e := c.GetError()
+		ok := gl.Enum(format) == etc1RGB8 && w >= 0 && h >= 0 && border == 0 && len(data) == etc1Size(w, h)
+		if ok != (e == gl.NO_ERROR) {
+			t.Fatalf("format %#x %dx%d border %d, %d bytes: error %#x", format, w, h, border, len(data), e)
+		}
+	})
+}
