@@ -23,7 +23,7 @@ func TestMipLevelsInAnyOrder(t *testing.T) {
 	}
 	tex := g.CreateTexture()
 	g.BindTexture(gl.TEXTURE_2D, tex)
-	g.TexImage2D(gl.TEXTURE_2D, 1, gl.RGBA, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, fill(4, 0, 255, 0))   // level 1 first: green
+	g.TexImage2D(gl.TEXTURE_2D, 1, gl.RGBA, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, fill(4, 0, 255, 0)) // level 1 first: green
 	g.TexSubImage2D(gl.TEXTURE_2D, 1, 0, 0, 4, 4, gl.RGBA, gl.UNSIGNED_BYTE, fill(4, 0, 200, 0)) // updated before level 0 exists
 	g.TexImage2D(gl.TEXTURE_2D, 3, gl.RGBA, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, fill(1, 9, 9, 9))
 	g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 8, 8, gl.RGBA, gl.UNSIGNED_BYTE, fill(8, 255, 0, 0))
