@@ -316,6 +316,16 @@ func (p *Program) linkUniforms(vs, fs *glsl.TranslationUnit, vu, fu varUse) {
 			p.StorageSize += ir.SlotCount(v.Type)
 		}
 	}
+	// gl_DepthRange, the one built-in uniform, gets storage like a user
+	// uniform (entries gl_DepthRange.near/.far/.diff); the state tracker
+	// fills it from glDepthRangef at each draw.
+	if vu.any("gl_DepthRange") || fu.any("gl_DepthRange") {
+		base := p.StorageSize
+		p.vsLayout.Uniforms["gl_DepthRange"] = base
+		p.fsLayout.Uniforms["gl_DepthRange"] = base
+		p.enumerate("gl_DepthRange", glsl.DepthRangeType, base)
+		p.StorageSize += ir.SlotCount(glsl.DepthRangeType)
+	}
 	loc := 0
 	for i := range p.Uniforms {
 		p.Uniforms[i].Location = loc

@@ -2,6 +2,7 @@ package gles
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tilegpu/tilegpu/gl"
 
@@ -371,6 +372,14 @@ func (c *Context) prepareDraw() bool {
 			if c.attribUsed(p, i) {
 				c.recordError(gl.INVALID_OPERATION) // client-side arrays: not implemented
 				return false
+			}
+		}
+	}
+	if p.depthRange[0] >= 0 { // gl_DepthRange (program.go)
+		n, f := c.depthRange[0], c.depthRange[1]
+		for i, v := range [3]float32{n, f, f - n} {
+			if s := p.depthRange[i]; s >= 0 && s < len(p.storage) {
+				p.storage[s] = math.Float32bits(v)
 			}
 		}
 	}
