@@ -203,15 +203,7 @@ func glBufferSubData(target C.GLenum, offset C.GLintptr, size C.GLsizeiptr, data
 	if g == nil {
 		return
 	}
-	if offset < 0 || size < 0 {
-		g.RecordError(gl.INVALID_VALUE)
-		return
-	}
-	var b []byte
-	if data != nil {
-		b = unsafe.Slice((*byte)(data), int(size))
-	}
-	g.BufferSubData(gl.Enum(target), int(offset), b)
+	g.BufferSubDataNative(gl.Enum(target), int(offset), int(size), data)
 }
 
 //export glCheckFramebufferStatus

@@ -25,6 +25,10 @@ type Native interface {
 	// DrawElementsNative is glDrawElements: indices is an offset into the
 	// bound ELEMENT_ARRAY_BUFFER, or a client-side index array when none is bound.
 	DrawElementsNative(mode gl.Enum, count int, ty gl.Enum, indices unsafe.Pointer)
+	// BufferSubDataNative is glBufferSubData with a size beside the
+	// pointer: the range is checked against the buffer whatever data is
+	// (a NULL pointer with a valid range writes nothing).
+	BufferSubDataNative(target gl.Enum, offset, size int, data unsafe.Pointer)
 	// ShaderBinary is glShaderBinary; no binary formats exist.
 	ShaderBinary(shaders []gl.Shader, format gl.Enum, binary []byte)
 	// StateSize is the number of values glGet* writes for pname (0: not a state).
@@ -247,6 +251,22 @@ func (c *Context) DrawElementsNative(mode gl.Enum, count int, ty gl.Enum, indice
 		return
 	}
 	c.withClientArrays(attrs, maxIndex(data, size, count), draw)
+}
+
+// BufferSubDataNative implements Native.
+func (c *Context) BufferSubDataNative(target gl.Enum, offset, size int, data unsafe.Pointer) {
+	b := c.boundBuffer(target)
+	if b == nil {
+		return
+	}
+	if offset < 0 || size < 0 || offset > b.size || size > b.size-offset {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if data == nil || size == 0 {
+		return
+	}
+	c.BufferSubData(target, offset, unsafe.Slice((*byte)(data), size))
 }
 
 // ShaderBinary implements Native: NUM_SHADER_BINARY_FORMATS is 0, so

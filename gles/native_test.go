@@ -187,3 +187,27 @@ func TestFramebufferRenderbufferUnboundName(t *testing.T) {
 		t.Errorf("attaching a bound renderbuffer: error %#x", e)
 	}
 }
+
+// dEQP-GLES2.functional.negative_api.buffer.buffer_sub_data_size_offset:
+// the range is checked from the size argument, also with a NULL pointer.
+func TestBufferSubDataNativeRange(t *testing.T) {
+	c, _ := newTestContext(t)
+	b := c.CreateBuffer()
+	c.BindBuffer(gl.ARRAY_BUFFER, b)
+	c.BufferInit(gl.ARRAY_BUFFER, 10, gl.STATIC_DRAW)
+	data := make([]byte, 16)
+	for _, tc := range []struct {
+		offset, size int
+		ptr          unsafe.Pointer
+		want         gl.Enum
+	}{
+		{1, 15, nil, gl.INVALID_VALUE}, {8, 8, nil, gl.INVALID_VALUE}, {-1, 1, nil, gl.INVALID_VALUE},
+		{1, -1, nil, gl.INVALID_VALUE}, {2, 8, unsafe.Pointer(&data[0]), gl.NO_ERROR}, {0, 10, nil, gl.NO_ERROR},
+		{10, 0, unsafe.Pointer(&data[0]), gl.NO_ERROR},
+	} {
+		c.BufferSubDataNative(gl.ARRAY_BUFFER, tc.offset, tc.size, tc.ptr)
+		if e := c.GetError(); e != tc.want {
+			t.Errorf("offset %d size %d: error %#x, want %#x", tc.offset, tc.size, e, tc.want)
+		}
+	}
+}

@@ -94,6 +94,9 @@ int main(void) {
 	CHECK(!glIsBuffer(bufs[0]), "a generated name is not yet a buffer");
 	glBindBuffer(GL_ARRAY_BUFFER, bufs[0]);
 	CHECK(glIsBuffer(bufs[0]), "bound name is a buffer");
+	glBufferData(GL_ARRAY_BUFFER, 10, NULL, GL_STATIC_DRAW);
+	glBufferSubData(GL_ARRAY_BUFFER, 8, 8, NULL); /* the range, not the pointer, decides */
+	CHECK(glGetError() == GL_INVALID_VALUE, "glBufferSubData past the end with NULL data");
 	glDeleteBuffers(3, bufs);
 	CHECK(!glIsBuffer(bufs[0]), "deleted");
 	glGenTextures(-1, bufs);
