@@ -144,7 +144,8 @@ const (
 // config is an EGLConfig. Only what the GPU renders is advertised: the TG
 // hardware has one colour format (RGBA8) and one depth/stencil format
 // (Z24S8) and no multisample resolve, so RGB888/RGB565 and 4× MSAA
-// configs would report bits and samples that are not there.
+// configs would report bits and samples that are not there. The default
+// framebuffer has depth and stencil together or neither.
 type config struct {
 	id                  int
 	depth, stencil      int
@@ -154,7 +155,8 @@ type config struct {
 var configs = []config{
 	{id: 1, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8},
 	{id: 2, red: 8, green: 8, blue: 8, a: 8},
-	{id: 3, red: 8, green: 8, blue: 8, a: 8, depth: 24},
+	// No depth-only config: its surface would be a Z24S8 buffer whose
+	// stencil GL would report (gles's default framebuffer has both or none).
 }
 
 // maxPbuffer is the largest pbuffer side (the kernel's largest render target).
