@@ -65,10 +65,14 @@ func TestLinkResourceLimits(t *testing.T) {
 			"uniform sampler2D s[8];\nvoid main(){ gl_Position = texture2DLod(s[7], vec2(0.0), 0.0); }",
 			fsPre + "uniform sampler2D t[8];\nvoid main(){ gl_FragColor = texture2D(t[0], vec2(0.0)); }",
 			Resources{VertexSamplers: 8, FragmentSamplers: 8, CombinedSamplers: 16}, ""},
-		{"17 combined samplers",
+		{"17 combined samplers (the unit table holds 32)",
 			"uniform sampler2D s[8];\nvoid main(){ gl_Position = texture2DLod(s[7], vec2(0.0), 0.0); }",
 			fsPre + "uniform sampler2D t[8]; uniform samplerCube c;\nvoid main(){ gl_FragColor = texture2D(t[0], vec2(0.0)) + textureCube(c, vec3(1.0)); }",
-			Resources{VertexSamplers: 8, FragmentSamplers: 9, CombinedSamplers: 17}, "GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS = 16"},
+			Resources{VertexSamplers: 8, FragmentSamplers: 9, CombinedSamplers: 17}, ""},
+		{"17 fragment samplers",
+			"void main(){ gl_Position = vec4(0.0); }",
+			fsPre + "uniform sampler2D t[16]; uniform samplerCube c;\nvoid main(){ gl_FragColor = texture2D(t[0], vec2(0.0)) + textureCube(c, vec3(1.0)); }",
+			Resources{FragmentSamplers: 17, CombinedSamplers: 17}, "GL_MAX_TEXTURE_IMAGE_UNITS = 16"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +105,7 @@ void main(){
   float a[gl_MaxVertexAttribs == 16 ? 1 : -1];
   float b[gl_MaxVaryingVectors == 16 ? 1 : -1];
   float c[gl_MaxVertexUniformVectors == 256 && gl_MaxFragmentUniformVectors == 256 ? 1 : -1];
-  float d[gl_MaxTextureImageUnits == 16 && gl_MaxVertexTextureImageUnits == 16 && gl_MaxCombinedTextureImageUnits == 16 ? 1 : -1];
+  float d[gl_MaxTextureImageUnits == 16 && gl_MaxVertexTextureImageUnits == 16 && gl_MaxCombinedTextureImageUnits == 32 ? 1 : -1];
   gl_FragColor = vec4(1.0);
 }`)
 	if !fs.OK {

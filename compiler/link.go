@@ -197,9 +197,10 @@ func Link(vs, fs *Shader, bindings map[string]int) (p *Program) {
 		return fail("%v", err)
 	}
 	vu, fu := usesOf(vf), usesOf(ff)
+	aliased := aliasedAttribute(vs.unit, vu, bindings)
 	res, errs := glsl.CountResources(vs.unit, fs.unit, func(st glsl.Stage, v *glsl.Variable) bool {
 		if st == glsl.Vertex {
-			return vu.any(v.Name)
+			return vu.any(v.Name) && !aliased(v)
 		}
 		return fu.any(v.Name)
 	})
@@ -258,8 +259,15 @@ func (p *Program) linkAttributes(vs *glsl.TranslationUnit, vu varUse, bindings m
 	}
 	for _, a := range active {
 		if l, ok := bindings[a.v.Name]; ok {
-			if !take(l, a.cols) {
-				return fmt.Sprintf("attribute %s: location %d is out of range or aliases another attribute", a.v.Name, l)
+			// Two bound attributes may share (alias) locations: ES 2.0
+			// §2.10.4 allows it, the link error being optional even when
+			// every path reads both. Each keeps its own VPM slot, and both
+			// slots read the same attribute array.
+			if l < 0 || l+a.cols > len(used) {
+				return fmt.Sprintf("attribute %s: location %d is out of range", a.v.Name, l)
+			}
+			for i := l; i < l+a.cols; i++ {
+				used[i] = true
 			}
 			loc[a.v.Name] = l
 		}
@@ -279,17 +287,52 @@ func (p *Program) linkAttributes(vs *glsl.TranslationUnit, vu varUse, bindings m
 			return fmt.Sprintf("too many vertex attributes (at most %d locations)", glsl.MaxVertexAttribs)
 		}
 	}
-	// VPM slots in location order.
-	sort.Slice(active, func(i, j int) bool { return loc[active[i].v.Name] < loc[active[j].v.Name] })
+	// VPM slots in location order. Aliased attributes of the same shape
+	// (same location, same number of columns) share their slots: both
+	// read the same array.
+	sort.SliceStable(active, func(i, j int) bool { return loc[active[i].v.Name] < loc[active[j].v.Name] })
+	type shape struct{ loc, cols int }
+	shared := map[shape]int{}
 	for _, a := range active {
 		l := loc[a.v.Name]
 		p.Attributes = append(p.Attributes, Attribute{Name: a.v.Name, Type: glTypes[a.v.Type.Kind], Size: 1, Location: l})
+		if slot, ok := shared[shape{l, a.cols}]; ok {
+			p.vsLayout.Attributes[a.v.Name] = slot
+			continue
+		}
+		shared[shape{l, a.cols}] = len(p.attributeSlot)
 		p.vsLayout.Attributes[a.v.Name] = len(p.attributeSlot)
 		for c := 0; c < a.cols; c++ {
 			p.attributeSlot = append(p.attributeSlot, l+c)
 		}
 	}
 	return ""
+}
+
+// aliasedAttribute reports an attribute bound to the location of an
+// earlier active attribute of the same shape: it shares that attribute's
+// locations and VPM slots, so the attribute limit counts it once.
+func aliasedAttribute(vs *glsl.TranslationUnit, vu varUse, bindings map[string]int) func(*glsl.Variable) bool {
+	type shape struct{ loc, cols int }
+	first := map[shape]string{}
+	for _, v := range vs.Globals {
+		l, bound := bindings[v.Name]
+		if v.Storage != glsl.StorageAttribute || !bound || !vu.any(v.Name) {
+			continue
+		}
+		s := shape{l, glsl.AttributeSlots(v.Type)}
+		if _, ok := first[s]; !ok {
+			first[s] = v.Name
+		}
+	}
+	return func(v *glsl.Variable) bool {
+		l, bound := bindings[v.Name]
+		if v.Storage != glsl.StorageAttribute || !bound {
+			return false
+		}
+		name, ok := first[shape{l, glsl.AttributeSlots(v.Type)}]
+		return ok && name != v.Name
+	}
 }
 
 // linkUniforms gives every uniform used by either shader a range of
@@ -308,6 +351,16 @@ func (p *Program) linkUniforms(vs, fs *glsl.TranslationUnit, vu, fu varUse) {
 			p.enumerate(v.Name, v.Type, base)
 			p.StorageSize += ir.SlotCount(v.Type)
 		}
+	}
+	// gl_DepthRange, the one built-in uniform, gets storage like a user
+	// uniform (entries gl_DepthRange.near/.far/.diff); the state tracker
+	// fills it from glDepthRangef at each draw.
+	if vu.any("gl_DepthRange") || fu.any("gl_DepthRange") {
+		base := p.StorageSize
+		p.vsLayout.Uniforms["gl_DepthRange"] = base
+		p.fsLayout.Uniforms["gl_DepthRange"] = base
+		p.enumerate("gl_DepthRange", glsl.DepthRangeType, base)
+		p.StorageSize += ir.SlotCount(glsl.DepthRangeType)
 	}
 	loc := 0
 	for i := range p.Uniforms {

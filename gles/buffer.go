@@ -13,6 +13,7 @@ type buffer struct {
 	res   pipe.Resource
 	size  int
 	usage gl.Enum
+	data  []byte // CPU copy of the store: index ranges for client-side vertex arrays (native.go)
 }
 
 func (b *buffer) release(c *Context) {
@@ -144,6 +145,7 @@ func (c *Context) bufferStore(target gl.Enum, size int, src []byte, usage gl.Enu
 		}
 		b.release(c)
 		b.res, b.size = res, size
+		b.data = make([]byte, size)
 		if src == nil {
 			b.usage = usage
 			return
@@ -152,6 +154,7 @@ func (c *Context) bufferStore(target gl.Enum, size int, src []byte, usage gl.Enu
 		src = make([]byte, size)
 	}
 	b.usage = usage
+	copy(b.data, src)
 	if len(src) > 0 {
 		if err := c.pipe.BufferWrite(b.res, 0, src); err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
@@ -172,6 +175,7 @@ func (c *Context) BufferSubData(target gl.Enum, offset int, data []byte) {
 	if len(data) == 0 {
 		return
 	}
+	copy(b.data[offset:], data)
 	if err := c.pipe.BufferWrite(b.res, offset, data); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}

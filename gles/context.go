@@ -57,13 +57,8 @@ type Context struct {
 
 	err gl.Enum // first error since the last GetError
 
-	nextName  uint32
-	buffers   map[uint32]*buffer
-	textures  map[uint32]*texture
-	shaders   map[uint32]*shader
-	programs  map[uint32]*program
+	*objects  // names and objects, shared by the contexts of a share group (share.go)
 	fbos      map[uint32]*framebuffer
-	rbs       map[uint32]*renderbuffer
 	lastFence pipe.Fence
 
 	arrayBuffer   *buffer
@@ -118,6 +113,9 @@ type Context struct {
 	lostErr       error
 	lostHasCause  bool // lostErr carries the driver's error
 	destroyed     bool
+	hadSurface    bool                // a default framebuffer was set (share.go)
+	clipPrim      *pipe.PrimitiveMode // primitive of the draw being prepared (viewclip.go)
+	native        nativeState         // state only the C ABI reaches (native.go)
 }
 
 type stencilFace struct {
@@ -155,19 +153,15 @@ func New(p pipe.Context, dfb DefaultFramebuffer) (*Context, error) {
 		return nil, fmt.Errorf("gles: the driver supports %d vertex attributes, the shader compiler %d", n, maxVertexAttribs)
 	}
 	c := &Context{
-		screen:   p.Screen(),
-		pipe:     p,
-		dfb:      dfb,
-		nextName: 1,
-		buffers:  map[uint32]*buffer{},
-		textures: map[uint32]*texture{},
-		shaders:  map[uint32]*shader{},
-		programs: map[uint32]*program{},
-		fbos:     map[uint32]*framebuffer{},
-		rbs:      map[uint32]*renderbuffer{},
-		enables:  map[gl.Enum]bool{gl.DITHER: true},
-		hints:    map[gl.Enum]gl.Enum{gl.GENERATE_MIPMAP_HINT: gl.DONT_CARE, gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES: gl.DONT_CARE},
+		screen:  p.Screen(),
+		pipe:    p,
+		dfb:     dfb,
+		objects: newObjects(),
+		fbos:    map[uint32]*framebuffer{},
+		enables: map[gl.Enum]bool{gl.DITHER: true},
+		hints:   map[gl.Enum]gl.Enum{gl.GENERATE_MIPMAP_HINT: gl.DONT_CARE, gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES: gl.DONT_CARE},
 	}
+	c.hadSurface = true
 	c.default2D, c.defaultCube = newTexture(0), newTexture(0)
 	c.default2D.target, c.defaultCube.target = gl.TEXTURE_2D, gl.TEXTURE_CUBE_MAP
 	c.units = make([]textureUnit, c.maxTextureUnits())
@@ -270,17 +264,14 @@ func (c *Context) Destroy() {
 	c.destroyed = true
 	c.Finish()
 	c.lose(c.resetStatus, fmt.Errorf("%w: the context was destroyed", ErrContextLost))
-	for _, b := range c.buffers {
-		b.release(c)
+	for _, fb := range c.fbos {
+		c.releaseZS(fb)
 	}
-	for _, t := range c.textures {
-		t.release(c)
+	if c.objects.unref() { // the last context of its share group
+		c.releaseShared()
 	}
 	c.default2D.release(c)
 	c.defaultCube.release(c)
-	for _, r := range c.rbs {
-		r.release(c)
-	}
 	for _, o := range c.orphans {
 		if o.tex != nil {
 			o.tex.release(c)
@@ -288,9 +279,6 @@ func (c *Context) Destroy() {
 		if o.rb != nil {
 			o.rb.release(c)
 		}
-	}
-	for _, p := range c.programs {
-		p.release(c)
 	}
 	if c.clearProg != nil {
 		c.clearProg.release(c)

@@ -2,6 +2,7 @@ package gles
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tilegpu/tilegpu/gl"
 
@@ -135,6 +136,7 @@ func (c *Context) VertexAttribPointer(dst gl.Attrib, size int, ty gl.Enum, norma
 	}
 	a := &c.attribs[dst.Value]
 	a.size, a.typ, a.normalized, a.stride, a.offset, a.buffer = size, ty, normalized, stride, offset, c.arrayBuffer
+	c.native.client[dst.Value] = nil // an offset, not a client pointer (native.go)
 }
 
 func (c *Context) setCurrentAttrib(dst gl.Attrib, v [4]float32) {
@@ -274,6 +276,8 @@ func (c *Context) DrawArrays(mode gl.Enum, first, count int) {
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
+	c.clipPrim = &pm // triangles and lines are clipped to the viewport (viewclip.go)
+	defer func() { c.clipPrim = nil }()
 	if !c.checkFramebufferComplete() || count == 0 || !c.prepareDraw() {
 		return
 	}
@@ -310,6 +314,8 @@ func (c *Context) DrawElements(mode gl.Enum, count int, ty gl.Enum, offset int) 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.clipPrim = &pm
+	defer func() { c.clipPrim = nil }()
 	if !c.prepareDraw() {
 		return
 	}
@@ -369,6 +375,14 @@ func (c *Context) prepareDraw() bool {
 			}
 		}
 	}
+	if p.depthRange[0] >= 0 { // gl_DepthRange (program.go)
+		n, f := c.depthRange[0], c.depthRange[1]
+		for i, v := range [3]float32{n, f, f - n} {
+			if s := p.depthRange[i]; s >= 0 && s < len(p.storage) {
+				p.storage[s] = math.Float32bits(v)
+			}
+		}
+	}
 	c.pipe.BindProgramState(p.handle)
 	c.pipe.SetUniformStorage(p.storage)
 	c.sendFramebufferState()
@@ -411,8 +425,7 @@ func (c *Context) sendFramebufferState() {
 		Scale:     [3]float32{float32(vw) / 2, float32(vh) / 2, (f - n) / 2},
 		Translate: [3]float32{float32(vx) + float32(vw)/2, float32(vy) + float32(vh)/2, (n + f) / 2},
 	})
-	s := c.scissorBox
-	c.pipe.SetScissorState(&pipe.ScissorState{MinX: s[0], MinY: s[1], MaxX: s[0] + s[2], MaxY: s[1] + s[3]})
+	c.pipe.SetScissorState(c.drawScissor())
 }
 
 var compareFuncs = map[gl.Enum]pipe.CompareFunc{
@@ -431,6 +444,18 @@ var blendEquations = map[gl.Enum]pipe.BlendEquation{
 
 // blendState, dsaState and rasterizerState convert the GL state.
 func (c *Context) blendState() pipe.BlendState {
+	if !c.colorHasAlpha() {
+		s := c.blendStateRGBA()
+		s.SrcRGB, s.DstRGB, s.SrcAlpha, s.DstAlpha = dstAlphaOne(s.SrcRGB), dstAlphaOne(s.DstRGB), dstAlphaOne(s.SrcAlpha), dstAlphaOne(s.DstAlpha)
+		if s.SrcRGB == pipe.FactorSrcAlphaSaturate {
+			s.SrcRGB = pipe.FactorZero // min(As, 1-Ad) with Ad = 1
+		}
+		return s
+	}
+	return c.blendStateRGBA()
+}
+
+func (c *Context) blendStateRGBA() pipe.BlendState {
 	return pipe.BlendState{
 		Enable:      c.enables[gl.BLEND],
 		EquationRGB: blendEquations[c.blendEq[0]], EquationAlpha: blendEquations[c.blendEq[1]],
@@ -469,7 +494,7 @@ func (c *Context) rasterizerState() pipe.RasterizerState {
 		OffsetFactor:  c.polyOffset[0],
 		OffsetUnits:   c.polyOffset[1],
 		LineWidth:     c.lineWidth,
-		ScissorEnable: c.enables[gl.SCISSOR_TEST],
+		ScissorEnable: c.enables[gl.SCISSOR_TEST] || c.clipsToViewport(),
 	}
 }
 

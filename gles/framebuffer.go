@@ -43,13 +43,14 @@ type framebuffer struct {
 	name  uint32
 	bound bool
 	att   [numAttachments]attachment
+	zs    *zsCombined // split depth and stencil renderbuffers (zsplit.go)
 }
 
 // renderbuffer formats (RGBA8_OES, RGB8_OES, DEPTH_COMPONENT24_OES and
 // DEPTH24_STENCIL8_OES come from extensions this implementation exposes).
 func rbFormatKind(f gl.Enum) (color, depth, stencil, ok bool) {
 	switch f {
-	case gl.RGBA4, gl.RGB565, gl.RGB5_A1, gl.RGBA8_OES, gl.RGB8_OES:
+	case gl.RGBA4, gl.RGB565, gl.RGB5_A1, gl.RGBA8_OES, gl.RGB8_OES, bgraEXT, bgra8EXT:
 		return true, false, false, true
 	case gl.DEPTH_COMPONENT16, gl.DEPTH_COMPONENT24_OES:
 		return false, true, false, true
@@ -104,6 +105,7 @@ func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
 		c.renderbuffer = nil
 	}
 	if fb := c.drawFB; fb != nil {
+		c.writeBackZS(fb)
 		for i := range fb.att {
 			if fb.att[i].rb == x {
 				fb.att[i] = attachment{}
@@ -135,6 +137,9 @@ func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, hei
 	if rb == nil {
 		c.recordError(gl.INVALID_OPERATION)
 		return
+	}
+	if c.drawFB != nil {
+		c.writeBackZS(c.drawFB) // the other renderbuffer of a split pair keeps its contents
 	}
 	var res pipe.Resource
 	if width > 0 && height > 0 {
@@ -210,6 +215,9 @@ func (c *Context) BindFramebuffer(target gl.Enum, fb gl.Framebuffer) {
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}
+	if c.drawFB != nil && c.drawFB.zs != nil && c.drawFB.name != fb.Value {
+		c.writeBackZS(c.drawFB)
+	}
 	if fb.Value == 0 {
 		c.drawFB = nil
 		return
@@ -233,6 +241,7 @@ func (c *Context) DeleteFramebuffer(v gl.Framebuffer) {
 	if c.drawFB == x {
 		c.drawFB = nil
 	}
+	c.releaseZS(x)
 	delete(c.fbos, v.Value)
 }
 
@@ -260,12 +269,13 @@ func (c *Context) FramebufferRenderbuffer(target, attachment, rbTarget gl.Enum, 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.writeBackZS(fb)
 	if rb.Value == 0 {
 		fb.att[ai] = attachmentZero()
 		return
 	}
 	x := c.rbs[rb.Value]
-	if x == nil {
+	if x == nil || !x.bound { // a generated name is not a renderbuffer until bound (ES 2.0 §4.4.3)
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
@@ -297,6 +307,7 @@ func (c *Context) FramebufferTexture2D(target, attachment, texTarget gl.Enum, t 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
+	c.writeBackZS(fb)
 	if t.Value == 0 {
 		fb.att[ai] = attachmentZero()
 		return
@@ -329,7 +340,7 @@ func (a attachment) image() (res pipe.Resource, w, h int, color, depth, stencil 
 			return nil, 0, 0, false, false, false
 		}
 		lv := a.tex.levels[a.face][0]
-		renderable := lv.format == gl.RGB || lv.format == gl.RGBA
+		renderable := lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT
 		return a.tex.res, lv.w, lv.h, renderable, false, false
 	}
 	return nil, 0, 0, false, false, false
@@ -359,9 +370,9 @@ func (fb *framebuffer) status() gl.Enum {
 		return gl.FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT
 	}
 	// The hardware has one depth/stencil surface: separate depth and
-	// stencil images cannot be combined.
+	// stencil renderbuffers are combined (zsplit.go); other pairs cannot be.
 	d, s := fb.att[attDepth], fb.att[attStencil]
-	if !d.empty() && !s.empty() && (d.rb != s.rb || d.tex != s.tex) {
+	if !d.empty() && !s.empty() && (d.rb != s.rb || d.tex != s.tex) && (d.rb == nil || s.rb == nil) {
 		return gl.FRAMEBUFFER_UNSUPPORTED
 	}
 	return gl.FRAMEBUFFER_COMPLETE
@@ -374,6 +385,9 @@ func (c *Context) CheckFramebufferStatus(target gl.Enum) gl.Enum {
 		return 0
 	}
 	if c.drawFB == nil {
+		if c.dfb.Color == nil {
+			return framebufferUndefined // surfaceless: no default framebuffer
+		}
 		return gl.FRAMEBUFFER_COMPLETE
 	}
 	return c.drawFB.status()
@@ -382,7 +396,7 @@ func (c *Context) CheckFramebufferStatus(target gl.Enum) gl.Enum {
 // checkFramebufferComplete records INVALID_FRAMEBUFFER_OPERATION when the
 // bound framebuffer cannot be drawn to or read from.
 func (c *Context) checkFramebufferComplete() bool {
-	if c.drawFB != nil && c.drawFB.status() != gl.FRAMEBUFFER_COMPLETE {
+	if (c.drawFB == nil && c.dfb.Color == nil) || (c.drawFB != nil && c.drawFB.status() != gl.FRAMEBUFFER_COMPLETE) {
 		c.recordError(gl.INVALID_FRAMEBUFFER_OPERATION)
 		return false
 	}
@@ -412,6 +426,9 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 		} else {
 			s.ZS = surf
 		}
+	}
+	if d, st, ok := splitZS(fb); ok {
+		s.ZS = pipe.Surface{Resource: c.combinedZS(fb, d, st)}
 	}
 	return s, true
 }
@@ -495,6 +512,11 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 	for row := 0; row < ch; row++ {
 		dst := ((y0-y+row)*w + (x0 - x)) * 4
 		copy(out[dst:dst+cw*4], buf[row*cw*4:])
+	}
+	if !c.colorHasAlpha() { // noalpha.go
+		for i := 3; i < len(out); i += 4 {
+			out[i] = 255
+		}
 	}
 	return out
 }

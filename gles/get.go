@@ -16,7 +16,7 @@ import (
 // attachment), and NPOT textures with REPEAT/MIRRORED_REPEAT wrapping,
 // mipmaps and GenerateMipmap (levels are floor(size/2^n), as the extension
 // specifies).
-const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot"
+const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker"
 
 // derivativesProbe is a fragment shader that uses every function of
 // GL_OES_standard_derivatives; the extension is advertised when the
@@ -187,8 +187,18 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 		return i(c.screen.GetParam(pipe.ParamMaxFragmentUniformVectors)), false, true
 	case gl.MAX_VARYING_VECTORS:
 		return i(c.screen.GetParam(pipe.ParamMaxVaryingVectors)), false, true
-	case gl.NUM_COMPRESSED_TEXTURE_FORMATS, gl.NUM_SHADER_BINARY_FORMATS:
+	case gl.NUM_COMPRESSED_TEXTURE_FORMATS:
+		return i(len(compressedFormats)), false, true
+	case gl.COMPRESSED_TEXTURE_FORMATS:
+		out := make([]float64, len(compressedFormats))
+		for k, f := range compressedFormats {
+			out[k] = float64(f)
+		}
+		return out, false, true
+	case gl.NUM_SHADER_BINARY_FORMATS:
 		return i(0), false, true
+	case gl.SHADER_BINARY_FORMATS:
+		return []float64{}, false, true
 	case gl.PACK_ALIGNMENT:
 		return i(c.packAlign), false, true
 	case gl.UNPACK_ALIGNMENT:

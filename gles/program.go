@@ -38,6 +38,9 @@ type program struct {
 	locs     map[int32]uniformLoc
 	storage  []uint32
 	samplers []samplerUniform
+	// depthRange are the storage slots of gl_DepthRange.near, .far and
+	// .diff (-1: the program does not use it); filled at each draw.
+	depthRange [3]int
 }
 
 // uniformLoc is what one GL uniform location names.
@@ -331,7 +334,17 @@ func (c *Context) LinkProgram(p gl.Program) {
 	x.release(c)
 	x.linkOK = true
 	x.linked, x.handle = lp, h
-	x.uniforms, x.attribs = lp.Uniforms(), lp.Attributes()
+	x.uniforms, x.attribs = nil, lp.Attributes()
+	x.depthRange = [3]int{-1, -1, -1}
+	for _, u := range lp.Uniforms() {
+		// Built-in uniform state is no active uniform of the application
+		// (names starting with gl_ have no location, ES 2.0 §2.10.4).
+		if f, ok := strings.CutPrefix(u.Name, "gl_DepthRange."); ok {
+			x.depthRange[map[string]int{"near": 0, "far": 1, "diff": 2}[f]] = u.Storage
+			continue
+		}
+		x.uniforms = append(x.uniforms, u)
+	}
 	x.storage = make([]uint32, lp.StorageSize())
 	x.locs = map[int32]uniformLoc{}
 	x.samplers = nil

@@ -6,18 +6,6 @@ import "github.com/tilegpu/tilegpu/gl"
 // Each records GL_INVALID_OPERATION (or the error ES 2.0 requires for its
 // arguments first) so a caller can tell the call had no effect.
 
-// CompressedTexImage2D is not implemented: no compressed formats are
-// exposed (NUM_COMPRESSED_TEXTURE_FORMATS is 0), so every format is
-// GL_INVALID_ENUM as ES 2.0 requires.
-func (c *Context) CompressedTexImage2D(target gl.Enum, level int, internalformat gl.Enum, width, height, border int, data []byte) {
-	c.recordError(gl.INVALID_ENUM)
-}
-
-// CompressedTexSubImage2D is not implemented (see CompressedTexImage2D).
-func (c *Context) CompressedTexSubImage2D(target gl.Enum, level, xoffset, yoffset, width, height int, format gl.Enum, data []byte) {
-	c.recordError(gl.INVALID_ENUM)
-}
-
 // CreateVertexArray is not implemented: vertex array objects are GL ES 3.0.
 // It records GL_INVALID_OPERATION and returns the zero object.
 func (c *Context) CreateVertexArray() gl.VertexArray {

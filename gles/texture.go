@@ -31,6 +31,11 @@ type texLevel struct {
 	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
 	defined bool
 	inRes   bool // the image is stored in res (its size matches the resource's chain)
+	// pending holds the RGBA8 texels of a defined image that is not in res
+	// (a level specified before level 0, or one the current level 0 does
+	// not fit): stored when a level 0 it fits arrives. Mip levels may be
+	// specified in any order.
+	pending []byte
 }
 
 func newTexture(name uint32) *texture {
@@ -179,7 +184,7 @@ func (c *Context) paramTarget(target gl.Enum) (*texture, bool) {
 
 func isBaseFormat(f gl.Enum) bool {
 	switch f {
-	case gl.ALPHA, gl.LUMINANCE, gl.LUMINANCE_ALPHA, gl.RGB, gl.RGBA:
+	case gl.ALPHA, gl.LUMINANCE, gl.LUMINANCE_ALPHA, gl.RGB, gl.RGBA, bgraEXT:
 		return true
 	}
 	return false
@@ -280,21 +285,44 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 			c.pipe.DeleteSamplerView(t.view)
 			t.view = nil
 		}
+		// Images stored in the old resource move to CPU memory, and every
+		// image that fits the new chain moves into the new resource.
+		for f := range t.levels {
+			for l := range t.levels[f] {
+				o := &t.levels[f][l]
+				if o.inRes && (f != face || l != 0) && t.res != nil {
+					buf := make([]byte, o.w*o.h*4)
+					if c.pipe.ResourceRead(t.res, f, l, 0, 0, o.w, o.h, buf) == nil {
+						o.pending = buf
+					}
+				}
+				o.inRes = false
+			}
+		}
 		if t.res != nil {
 			c.screen.ResourceDestroy(t.res)
 		}
 		t.res, t.resW, t.resH, t.resLv = res, width, height, levels
-		// Images stored in the old resource are gone.
 		for f := range t.levels {
 			for l := range t.levels[f] {
-				if f != face || l != 0 {
-					t.levels[f][l].inRes = false
+				o := &t.levels[f][l]
+				if o.defined && o.pending != nil && (f != face || l != 0) && l < levels &&
+					max(width>>l, 1) == o.w && max(height>>l, 1) == o.h {
+					if err := c.pipe.TextureWrite(res, f, l, 0, 0, o.w, o.h, o.pending); err != nil {
+						c.recordError(gl.OUT_OF_MEMORY)
+					}
+					o.inRes, o.pending = true, nil
 				}
 			}
 		}
 	}
 	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height {
-		return // inconsistent with level 0: the texture is incomplete
+		// Not storable now (no level 0 yet, or inconsistent with it: the
+		// texture is incomplete); kept for a level 0 it will fit.
+		if rgba != nil {
+			lv.pending = append([]byte(nil), rgba...)
+		}
+		return
 	}
 	lv.inRes = true
 	if rgba != nil {
@@ -327,10 +355,16 @@ func (c *Context) TexSubImage2D(target gl.Enum, level int, x, y, width, height i
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
-	if width == 0 || height == 0 || !lv.inRes {
+	if width == 0 || height == 0 || (!lv.inRes && lv.pending == nil) {
 		return
 	}
 	rgba, ok := c.unpackToRGBA(data, width, height, format, ty)
+	if ok && !lv.inRes { // an image kept in CPU memory until its level 0 arrives
+		for row := 0; row < height; row++ {
+			copy(lv.pending[((y+row)*lv.w+x)*4:], rgba[row*width*4:(row+1)*width*4])
+		}
+		return
+	}
 	if !ok {
 		c.recordError(gl.INVALID_VALUE)
 		return
@@ -634,7 +668,7 @@ func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byt
 	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
 		bpp = 2
 	default:
-		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4}[format]
+		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4, bgraEXT: 4}[format]
 	}
 	rowBytes := w * bpp
 	stride := (rowBytes + c.unpackAlign - 1) / c.unpackAlign * c.unpackAlign
@@ -667,6 +701,8 @@ func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byt
 			switch format {
 			case gl.RGBA:
 				copy(d, src[x*4:x*4+4])
+			case bgraEXT:
+				d[0], d[1], d[2], d[3] = src[x*4+2], src[x*4+1], src[x*4], src[x*4+3]
 			case gl.RGB:
 				d[0], d[1], d[2], d[3] = src[x*3], src[x*3+1], src[x*3+2], 255
 			case gl.LUMINANCE:

@@ -240,7 +240,10 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 	}
 	I.zoff = 0
 	if s.depthOffset && !line {
-		I.zoff = float64(s.offFactor)*math.Max(math.Abs(I.zdx), math.Abs(I.zdy)) + float64(s.offUnits)/(1<<24)
+		// One unit is one step of the 24-bit depth buffer (depthTo24 maps
+		// [0,1] onto 0..depthMax): 2^-24 fell short of a step where z*depthMax
+		// is a whole number (z = 0.5, say) and left the depth unchanged.
+		I.zoff = float64(s.offFactor)*math.Max(math.Abs(I.zdx), math.Abs(I.zdy)) + float64(s.offUnits)/depthMax
 	}
 	I.front = front
 	I.frontBit = 0
@@ -347,6 +350,11 @@ func floorDiv(a, b int64) int64 {
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // drawPoint rasterises a point sprite centred on its vertex.
+// maxPointSize is the largest point the rasteriser draws; larger sizes are
+// clamped (GL ES 2.0 §3.3: the size is clamped to the implementation's
+// range, which gles reports as ALIASED_POINT_SIZE_RANGE 1..64).
+const maxPointSize = 64
+
 func (w *worker) drawPoint(p *segPrim) error {
 	r := &w.ras
 	o, pos := w.vertex(p.slot[0])
@@ -360,6 +368,7 @@ func (w *worker) drawPoint(p *segPrim) error {
 	if !(size >= 1) {
 		size = 1
 	}
+	size = min(size, maxPointSize)
 	h := size / 2
 	px0 := max(int(math.Ceil(v.x-h-0.5)), r.x0)
 	px1 := min(int(math.Ceil(v.x+h-0.5)), r.x1)

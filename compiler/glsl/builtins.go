@@ -142,10 +142,12 @@ const (
 	// MaxCombinedTextureImageUnits: the texture units of GL's unit table.
 	// A texture fetch reads its descriptor address from the uniform stream
 	// (docs/hardware.md §7.1), in any stage, so the hardware has no unit
-	// count; 16 is the table size driver/tg reports (maxTextureUnits) and
-	// gles returns for all three queries.
+	// count; each stage may use 16, and GL's unit table (the combined
+	// count, driver/tg's ParamMaxCombinedTextureUnits) has room for both
+	// stages' 16 at once, as desktop-class drivers offer (dEQP uniform_api
+	// cases need up to 28).
 	MaxVertexTextureImageUnits   = 16
-	MaxCombinedTextureImageUnits = 16
+	MaxCombinedTextureImageUnits = 32
 	MaxTextureImageUnits         = 16
 	// MaxDrawBuffers: the tile buffer has one colour buffer (§5).
 	MaxDrawBuffers = 1
@@ -384,6 +386,40 @@ func foldBuiltin(name string, ret *Type, args []Expr) Value {
 		put(f(0, 1)*f(1, 2) - f(1, 1)*f(0, 2))
 		put(f(0, 2)*f(1, 0) - f(1, 2)*f(0, 0))
 		put(f(0, 0)*f(1, 1) - f(1, 0)*f(0, 1))
+	case "faceforward": // N if dot(Nref, I) < 0, else -N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(2, c) * f(1, c)
+		}
+		for c := 0; c < n; c++ {
+			if s < 0 {
+				put(f(0, c))
+			} else {
+				put(-f(0, c))
+			}
+		}
+	case "reflect": // I - 2·dot(N, I)·N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(1, c) * f(0, c)
+		}
+		for c := 0; c < n; c++ {
+			put(f(0, c) - 2*s*f(1, c))
+		}
+	case "refract": // k = 1 - η²(1 - dot(N, I)²); 0 if k < 0, else η·I - (η·dot(N, I) + √k)·N
+		s := 0.0
+		for c := 0; c < n; c++ {
+			s += f(1, c) * f(0, c)
+		}
+		eta := f(2, 0)
+		k := 1 - eta*eta*(1-s*s)
+		for c := 0; c < n; c++ {
+			if k < 0 {
+				put(0)
+			} else {
+				put(eta*f(0, c) - (eta*s+math.Sqrt(k))*f(1, c))
+			}
+		}
 	case "matrixCompMult":
 		for c := 0; c < n; c++ {
 			put(f(0, c) * f(1, c))

@@ -260,7 +260,7 @@ func (l *lowerer) varFor(v *glsl.Variable) *Var {
 	iv := &Var{Name: v.Name, Bases: slotBases(v.Type, nil)}
 	iv.Components = len(iv.Bases)
 	switch {
-	case v.Builtin:
+	case v.Builtin && v.Storage != glsl.StorageUniform: // gl_DepthRange is a uniform
 		iv.Kind = VarOutput
 	case v.Storage == glsl.StorageUniform:
 		iv.Kind = VarUniform

@@ -127,6 +127,9 @@ func (c *Context) TextureWrite(pr pipe.Resource, face, level, x, y, w, h int, da
 		dst := base + (y+row)*stride + x*bpp
 		copy(r.bo.Map[dst:dst+w*bpp], data[row*w*bpp:])
 	}
+	if r.tmpl.Format == pipe.FormatZ24S8 {
+		r.stencilWritten = true // written data may hold stencil: a depth-only clear must keep it
+	}
 	return nil
 }
 

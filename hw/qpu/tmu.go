@@ -115,18 +115,44 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 	mipmapped := d.MinFilter >= cl.MinFilterNearestMipmapNearest
 	needLambda := mipmapped || int(d.MinFilter) != int(d.MagFilter)
 	var quadLambda [Lanes / 4]float64
+	var cubeLambda [Lanes]float64 // cube maps: per lane, in the lane's own face
 	if req.Derivatives && !req.HasLOD && needLambda {
+		rho := func(s0, s1, s2, t0, t1, t2 float32) float64 {
+			dsdx := float64(s1-s0) * float64(w0)
+			dtdx := float64(t1-t0) * float64(h0)
+			dsdy := float64(s2-s0) * float64(w0)
+			dtdy := float64(t2-t0) * float64(h0)
+			rho2 := math.Max(dsdx*dsdx+dtdx*dtdx, dsdy*dsdy+dtdy*dtdy)
+			return 0.5 * math.Log2(rho2) // log2 ρ = ½·log2 ρ²
+		}
 		for qd := range quadLambda {
 			if req.Mask>>(4*qd)&0xf == 0 {
 				continue
 			}
 			b := 4 * qd
-			dsdx := float64(u.s[b+1]-u.s[b]) * float64(w0)
-			dtdx := float64(u.t[b+1]-u.t[b]) * float64(h0)
-			dsdy := float64(u.s[b+2]-u.s[b]) * float64(w0)
-			dtdy := float64(u.t[b+2]-u.t[b]) * float64(h0)
-			rho2 := math.Max(dsdx*dsdx+dtdx*dtdx, dsdy*dsdy+dtdy*dtdy)
-			quadLambda[qd] = 0.5 * math.Log2(rho2) // log2 ρ = ½·log2 ρ²
+			if !d.Cube {
+				quadLambda[qd] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
+				continue
+			}
+			// A cube quad's lanes may pick different faces (helper lanes
+			// beyond a face's edge in particular): differences of s, t
+			// across faces mean nothing. Each lane takes the derivatives
+			// of the quad's directions projected on its own face, as GL's
+			// per-fragment λ uses the fragment's own major axis.
+			for l := b; l < b+4; l++ {
+				if req.Mask&(1<<l) == 0 {
+					continue
+				}
+				f := u.face[l]
+				if f == u.face[b] && f == u.face[b+1] && f == u.face[b+2] {
+					cubeLambda[l] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
+					continue
+				}
+				s0, t0 := cubeFaceCoords(f, req.S[b], req.T[b], req.R[b])
+				s1, t1 := cubeFaceCoords(f, req.S[b+1], req.T[b+1], req.R[b+1])
+				s2, t2 := cubeFaceCoords(f, req.S[b+2], req.T[b+2], req.R[b+2])
+				cubeLambda[l] = rho(s0, s1, s2, t0, t1, t2)
+			}
 		}
 	}
 	for l := 0; l < Lanes; l++ {
@@ -137,6 +163,8 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 		switch {
 		case req.HasLOD:
 			lambda = float64(req.LOD[l])
+		case req.Derivatives && d.Cube:
+			lambda = cubeLambda[l]
 		case req.Derivatives:
 			lambda = quadLambda[l>>2]
 		}
@@ -438,6 +466,27 @@ func cubeFace(rx, ry, rz float32) (face uint8, s, t float32) {
 	s = float32(float32(float32(sc/ma)+1) / 2)
 	t = float32(float32(float32(tc/ma)+1) / 2)
 	return face, s, t
+}
+
+// cubeFaceCoords returns the coordinates of direction r on a given face
+// (its major axis fixed, whether or not it is r's largest component).
+func cubeFaceCoords(face uint8, rx, ry, rz float32) (s, t float32) {
+	var sc, tc, ma float32
+	switch face {
+	case 0:
+		ma, sc, tc = abs32(rx), -rz, -ry
+	case 1:
+		ma, sc, tc = abs32(rx), rz, -ry
+	case 2:
+		ma, sc, tc = abs32(ry), rx, rz
+	case 3:
+		ma, sc, tc = abs32(ry), rx, -rz
+	case 4:
+		ma, sc, tc = abs32(rz), rx, -ry
+	default:
+		ma, sc, tc = abs32(rz), -rx, -ry
+	}
+	return float32(float32(float32(sc/ma)+1) / 2), float32(float32(float32(tc/ma)+1) / 2)
 }
 
 func abs32(x float32) float32 { return ff(fb(x) &^ (1 << 31)) }

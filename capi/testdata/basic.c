@@ -1,0 +1,135 @@
+/* basic.c: one thread, the way an application starts: config selection,
+ * a pbuffer, a context, client-side vertex and index arrays, state queries
+ * that must not overrun, EGL's error rules, a surfaceless context. */
+#include "common.h"
+
+int main(void) {
+	CHECK(eglGetError() == EGL_SUCCESS, "initial error");
+	const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	CHECK(cext && strstr(cext, "EGL_MESA_platform_surfaceless"), "client extensions: %s", cext ? cext : "(null)");
+	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay = (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	CHECK(getPlatformDisplay != NULL, "eglGetPlatformDisplayEXT");
+	EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+	CHECK(d == eglGetDisplay(EGL_DEFAULT_DISPLAY), "platform display differs from the default display");
+	/* Before eglInitialize: EGL_NOT_INITIALIZED, and eglGetError resets to EGL_SUCCESS. */
+	EGLint n = -1;
+	CHECK(!eglGetConfigs(d, NULL, 0, &n) && eglGetError() == EGL_NOT_INITIALIZED, "uninitialized display");
+	CHECK(eglGetError() == EGL_SUCCESS, "eglGetError did not reset");
+	d = open_display();
+	CHECK(strstr(eglQueryString(d, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context") != NULL, "display extensions");
+
+	/* Config selection: every config is RGBA8888; asking for no depth
+	 * sorts the smallest depth buffer first, asking for depth gives 24. */
+	CHECK(eglGetConfigs(d, NULL, 0, &n) && n >= 2, "eglGetConfigs: %d", n);
+	EGLConfig noDepth = choose(d, 0), withDepth = choose(d, 1);
+	EGLint v;
+	CHECK(eglGetConfigAttrib(d, noDepth, EGL_DEPTH_SIZE, &v) && v == 0, "depth 0 config has depth %d", v);
+	CHECK(eglGetConfigAttrib(d, withDepth, EGL_DEPTH_SIZE, &v) && v == 24, "depth config has depth %d", v);
+	CHECK(eglGetConfigAttrib(d, withDepth, EGL_STENCIL_SIZE, &v) && v == 8, "stencil %d", v);
+	CHECK(eglGetConfigAttrib(d, withDepth, EGL_SAMPLES, &v) && v == 0, "samples %d", v);
+	CHECK(!eglGetConfigAttrib(d, withDepth, 0x1234, &v) && eglGetError() == EGL_BAD_ATTRIBUTE, "bad attribute");
+	const EGLint msaa[] = {EGL_SAMPLES, 4, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE};
+	CHECK(eglChooseConfig(d, msaa, NULL, 0, &n) && n == 0, "a 4-sample config is advertised (%d)", n);
+	const EGLint windowed[] = {EGL_NONE}; /* default EGL_SURFACE_TYPE is EGL_WINDOW_BIT: none here */
+	CHECK(eglChooseConfig(d, windowed, NULL, 0, &n) && n == 0, "window configs: %d", n);
+
+	CHECK(eglBindAPI(EGL_OPENGL_ES_API), "eglBindAPI");
+	const EGLint es3[] = {EGL_CONTEXT_MAJOR_VERSION_KHR, 3, EGL_NONE};
+	CHECK(eglCreateContext(d, withDepth, EGL_NO_CONTEXT, es3) == EGL_NO_CONTEXT && eglGetError() == EGL_BAD_MATCH, "ES 3 context");
+	EGLContext ctx = make_context(d, withDepth, EGL_NO_CONTEXT);
+	EGLSurface surf = make_pbuffer(d, withDepth, 64, 32);
+	CHECK(eglQuerySurface(d, surf, EGL_WIDTH, &v) && v == 64, "width %d", v);
+	CHECK(!eglMakeCurrent(d, surf, surf, (EGLContext)(uintptr_t)0xdead) && eglGetError() == EGL_BAD_CONTEXT, "bad context");
+	EGLSurface other = make_pbuffer(d, noDepth, 8, 8);
+	CHECK(!eglMakeCurrent(d, other, other, ctx) && eglGetError() == EGL_BAD_MATCH, "incompatible surface config");
+	CHECK(eglMakeCurrent(d, surf, surf, ctx), "eglMakeCurrent: 0x%x", eglGetError());
+	CHECK(eglGetCurrentContext() == ctx && eglGetCurrentSurface(EGL_DRAW) == surf, "current context/surface");
+
+	/* Viewport starts at the surface size; GetIntegerv writes exactly 4 values. */
+	GLint vp[6] = {-7, -7, -7, -7, -7, -7};
+	glGetIntegerv(GL_VIEWPORT, vp);
+	CHECK(vp[0] == 0 && vp[1] == 0 && vp[2] == 64 && vp[3] == 32 && vp[4] == -7, "viewport %d %d %d %d guard %d", vp[0], vp[1], vp[2], vp[3], vp[4]);
+	GLint bits = 0;
+	glGetIntegerv(GL_DEPTH_BITS, &bits);
+	CHECK(bits == 24, "depth bits %d", bits);
+	CHECK(glGetString(GL_VERSION) && strncmp((const char *)glGetString(GL_VERSION), "OpenGL ES 2.0", 13) == 0, "version");
+	CHECK((void *)eglGetProcAddress("glDrawArrays") == (void *)glDrawArrays, "eglGetProcAddress(glDrawArrays)");
+
+	glClearColor(0, 0, 1, 1);
+	glClear(GL_COLOR_BUFFER_BIT);
+	expect_pixel(5, 5, 0, 0, 255, 255, "clear");
+
+	/* A triangle from client-side arrays covering the left half. */
+	GLuint p = colour_program();
+	glUseProgram(p);
+	static const float pos[] = {-1, -1, 0, -1, -1, 1, 0, 1};
+	static const unsigned char col[] = {255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255};
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, pos);
+	glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, col);
+	glEnableVertexAttribArray(0);
+	glEnableVertexAttribArray(1);
+	void *got = NULL;
+	glGetVertexAttribPointerv(0, GL_VERTEX_ATTRIB_ARRAY_POINTER, &got);
+	CHECK(got == (void *)pos, "glGetVertexAttribPointerv %p, want %p", got, (void *)pos);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	CHECK(glGetError() == GL_NO_ERROR, "draw arrays");
+	expect_pixel(10, 10, 255, 0, 0, 255, "client arrays, left half");
+	expect_pixel(50, 10, 0, 0, 255, 255, "client arrays, right half untouched");
+
+	/* Client-side indices: a green quad on the right half. */
+	static const float pos2[] = {0, -1, 1, -1, 0, 1, 1, 1};
+	static const unsigned char green[] = {0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255};
+	static const unsigned short idx[] = {0, 1, 2, 2, 1, 3};
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, pos2);
+	glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, green);
+	glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, idx);
+	CHECK(glGetError() == GL_NO_ERROR, "draw elements");
+	expect_pixel(50, 10, 0, 255, 0, 255, "client indices");
+	expect_pixel(10, 10, 255, 0, 0, 255, "left half kept");
+
+	/* Gen/Delete with counts; names are reserved but not objects until bound. */
+	GLuint bufs[3] = {0, 0, 0};
+	glGenBuffers(3, bufs);
+	CHECK(bufs[0] && bufs[1] && bufs[2] && bufs[0] != bufs[1], "glGenBuffers");
+	CHECK(!glIsBuffer(bufs[0]), "a generated name is not yet a buffer");
+	glBindBuffer(GL_ARRAY_BUFFER, bufs[0]);
+	CHECK(glIsBuffer(bufs[0]), "bound name is a buffer");
+	glBufferData(GL_ARRAY_BUFFER, 10, NULL, GL_STATIC_DRAW);
+	glBufferSubData(GL_ARRAY_BUFFER, 8, 8, NULL); /* the range, not the pointer, decides */
+	CHECK(glGetError() == GL_INVALID_VALUE, "glBufferSubData past the end with NULL data");
+	glDeleteBuffers(3, bufs);
+	CHECK(!glIsBuffer(bufs[0]), "deleted");
+	glGenTextures(-1, bufs);
+	CHECK(glGetError() == GL_INVALID_VALUE, "negative count");
+	glShaderBinary(0, NULL, 0x1234, NULL, 0);
+	CHECK(glGetError() == GL_INVALID_ENUM, "glShaderBinary: no formats");
+	/* EXT_debug_marker: accepted, no effect, no error. */
+	CHECK(strstr((const char *)glGetString(GL_EXTENSIONS), "GL_EXT_debug_marker") != NULL, "debug marker extension");
+	PFNGLPUSHGROUPMARKEREXTPROC push = (PFNGLPUSHGROUPMARKEREXTPROC)eglGetProcAddress("glPushGroupMarkerEXT");
+	PFNGLPOPGROUPMARKEREXTPROC pop = (PFNGLPOPGROUPMARKEREXTPROC)eglGetProcAddress("glPopGroupMarkerEXT");
+	PFNGLINSERTEVENTMARKEREXTPROC insert = (PFNGLINSERTEVENTMARKEREXTPROC)eglGetProcAddress("glInsertEventMarkerEXT");
+	CHECK(push && pop && insert, "debug marker entry points");
+	push(0, "group");
+	insert(5, "event and more");
+	pop();
+	CHECK(glGetError() == GL_NO_ERROR, "debug markers raised an error");
+	GLint formats = -1;
+	glGetIntegerv(GL_NUM_SHADER_BINARY_FORMATS, &formats);
+	CHECK(formats == 0, "binary formats %d", formats);
+
+	/* A surfaceless context (EGL_KHR_surfaceless_context). */
+	EGLContext bare = make_context(d, withDepth, EGL_NO_CONTEXT);
+	CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, bare), "surfaceless: 0x%x", eglGetError());
+	CHECK(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_UNDEFINED_OES, "framebuffer 0 of a surfaceless context");
+	glClear(GL_COLOR_BUFFER_BIT);
+	CHECK(glGetError() == GL_INVALID_FRAMEBUFFER_OPERATION, "clear without a framebuffer");
+
+	CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release");
+	CHECK(glGetError() == GL_NO_ERROR, "GL without a current context is ignored");
+	CHECK(eglDestroyContext(d, bare) && eglDestroyContext(d, ctx), "destroy contexts");
+	CHECK(eglDestroySurface(d, surf) && eglDestroySurface(d, other), "destroy surfaces");
+	CHECK(!eglDestroySurface(d, surf) && eglGetError() == EGL_BAD_SURFACE, "double destroy");
+	CHECK(eglTerminate(d), "terminate");
+	puts("ok");
+	return 0;
+}
