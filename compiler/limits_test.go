@@ -2,8 +2,10 @@ package compiler
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
@@ -161,5 +163,40 @@ void main(){
 				t.Errorf("lane %d channel %d = %v, want %v", l, c, got, want[c])
 			}
 		}
+	}
+}
+
+// TestHugeDeclarationsFailFast is issue 6 item 2: each of these made the
+// compiler allocate gigabytes (15–20 GB for the first two) before it was
+// killed, or compile "OK" with 1.2 GB and fail at link after 5.6 s. Each
+// must fail glCompileShader within a second, allocating little, with an
+// error at the declaration.
+func TestHugeDeclarationsFailFast(t *testing.T) {
+	tests := []struct {
+		name, src, msg string
+	}{
+		{"dynamically indexed uniform", "uniform vec4 u[2147483647];\nuniform int i;\nvoid main(){ gl_Position = u[i]; }",
+			"ERROR: 0:1: 'u' : uniform too large"},
+		{"local array", "void main(){\nfloat a[100000000];\na[7] = 1.0; gl_Position = vec4(a[7]); }",
+			"ERROR: 0:2: 'a' : variable too large"},
+		{"uniform array", "uniform vec4 u[100000000];\nvoid main(){ gl_Position = u[5]; }",
+			"ERROR: 0:1: 'u' : uniform too large"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			sh := CompileShader(Vertex, tc.src)
+			d := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; d > time.Second || alloc > 16<<20 {
+				t.Errorf("CompileShader took %v and allocated %d bytes", d, alloc)
+			}
+			if sh.OK || !strings.Contains(sh.Log, tc.msg) {
+				t.Errorf("OK=%v, log %q, want a failure containing %q", sh.OK, sh.Log, tc.msg)
+			}
+		})
 	}
 }

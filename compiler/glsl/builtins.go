@@ -151,6 +151,25 @@ const (
 	MaxDrawBuffers = 1
 )
 
+// Limits on private variables (unqualified globals, locals, parameters and
+// function results), which GLSL ES leaves to the implementation (section
+// 4.1.9 sets no array size limit; Appendix A §2 allows any resource limit).
+// The IR keeps every component of a private variable as an SSA value, and a
+// dynamically indexed array becomes a select over its elements, so the
+// compile time grows with these sizes: they are fixed so that the largest
+// shader the front end accepts still compiles in bounded time and memory.
+// Parse reports a declaration beyond them at its line, before anything of
+// the declared size is allocated (issue 6 item 2).
+const (
+	// MaxPrivateComponents: scalar components of one private variable
+	// (float a[1024], or mat4 m[64]).
+	MaxPrivateComponents = 1024
+	// MaxPrivateComponentsTotal: scalar components of all private
+	// variables a translation unit declares (each declaration counts
+	// once, wherever it is).
+	MaxPrivateComponentsTotal = 16384
+)
+
 // builtins builds the outermost scope: built-in variables, constants and
 // function names for the parser's stage.
 func (p *parser) builtins() *scope {

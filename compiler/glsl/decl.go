@@ -328,6 +328,9 @@ func (p *parser) declarator(ds *DeclStmt, q quals, ty *Type, nameTok token) {
 		}
 	}
 	p.checkNewName(nameTok)
+	// The parser builds nothing of a variable's size, so a too large
+	// one keeps its type and its uses are checked as usual.
+	p.checkDeclSize(nameTok.line, nameTok.text, vt, q.storage, "variable")
 	v := &Variable{Name: nameTok.text, Type: vt, Storage: q.storage, Invariant: q.invariant, Global: p.global(), Line: nameTok.line}
 	v.Precision = p.resolvePrecision(nameTok.line, nameTok.text, vt, q.prec)
 	if q.storage == StorageVarying && p.stage == Vertex && p.unit.InvariantAll {
@@ -398,6 +401,7 @@ func (p *parser) function(q quals, ret *Type, nameTok token) Stmt {
 		if pt.Kind == Void {
 			p.errorf(pq.line, "void", "parameters cannot be void")
 		}
+		p.checkDeclSize(pq.line, pn.text, pt, StorageIn, "parameter")
 		storage := pq.storage
 		if storage == StorageLocal {
 			storage = StorageIn

@@ -53,9 +53,12 @@ type parser struct {
 	builtinFuncs map[string][]builtinSig
 	calledFuncs  map[*Function]bool
 	depth        int
-	syntaxErrors int
-	skippedNames map[string]bool // names declared by declarations skipped after syntax errors
-	loopIndices  []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
+	// privateComponents counts the components of the private variables
+	// declared so far (see checkDeclSize).
+	privateComponents int
+	syntaxErrors      int
+	skippedNames      map[string]bool // names declared by declarations skipped after syntax errors
+	loopIndices       []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
 }
 
 // errType marks an expression whose checking failed; operators on it
