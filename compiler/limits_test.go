@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -198,5 +199,29 @@ func TestHugeDeclarationsFailFast(t *testing.T) {
 				t.Errorf("OK=%v, log %q, want a failure containing %q", sh.OK, sh.Log, tc.msg)
 			}
 		})
+	}
+}
+
+// TestRegisterPressureBounded: the largest private arrays the front end
+// accepts, dynamically indexed so that every element stays live, either
+// compile or fail with a clear error, never exhausting memory (the
+// register allocator's interference graph is bounded).
+func TestRegisterPressureBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("uniform int k;\nvoid main(){ float r = 0.0;\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, " float a%d[%d]; a%d[k] = float(%d); r += a%d[k + %d];\n", i, glsl.MaxPrivateComponents, i, i, i, i+1)
+	}
+	b.WriteString(" gl_Position = vec4(r); }\n")
+	p := mustLink(t, b.String(), "precision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := p.Variant(Key{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "shader too complex") {
+		t.Errorf("Variant: %v, want a 'shader too complex' error", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<30 {
+		t.Errorf("Variant allocated %d MB", alloc>>20)
 	}
 }
