@@ -14,12 +14,8 @@ func Link(vs, fs *TranslationUnit) ErrorList {
 		fail("", "missing shader")
 		return errs
 	}
-	if vs.Main == nil {
-		fail("main", "vertex shader has no main function")
-	}
-	if fs.Main == nil {
-		fail("main", "fragment shader has no main function")
-	}
+	errs = append(errs, LinkStage(vs)...)
+	errs = append(errs, LinkStage(fs)...)
 	vsVars := map[string]*Variable{}
 	for _, v := range vs.Globals {
 		vsVars[v.Name] = v
@@ -59,6 +55,17 @@ func Link(vs, fs *TranslationUnit) ErrorList {
 		}
 	}
 	return errs
+}
+
+// LinkStage checks what linking requires of one shader on its own: GLSL
+// ES 1.00 section 7 gives each shader of a program a main. A unit without
+// one compiles (Parse checks a translation unit, which may define helpers
+// only) and fails here, as glLinkProgram reports it.
+func LinkStage(tu *TranslationUnit) ErrorList {
+	if tu.Main == nil {
+		return ErrorList{{Token: "main", Msg: "missing main in " + tu.Stage.String() + " shader", Link: true}}
+	}
+	return nil
 }
 
 // sameTypeAcross compares types from two shaders: structures match by
