@@ -3,6 +3,8 @@ package compiler
 import (
 	"strings"
 	"testing"
+
+	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
 // TestCompileAndLinkStatus checks glCompileShader against glLinkProgram
@@ -61,5 +63,39 @@ func TestLinkAloneResources(t *testing.T) {
 	fs := CompileShader(Fragment, "precision mediump float;\nvarying vec4 v[16];\nvoid main(){ gl_FragColor = v[15]; }")
 	if p := LinkAlone(fs); !p.OK || p.Resources.VaryingVectors != 16 {
 		t.Errorf("OK=%v log %q resources %+v", p.OK, p.Log, p.Resources)
+	}
+}
+
+// TestArrayTypeSyntaxRuns runs a vertex shader that uses "float[2] x"
+// declarations and parameters (GLSL ES 1.00 section 9,
+// type_specifier_no_prec) and passes arrays to out and inout parameters
+// (section 6.1.1), and checks gl_Position.
+func TestArrayTypeSyntaxRuns(t *testing.T) {
+	const vs = `float[2] g;
+void fill(out float a[2], float x) { a[0] = x; a[1] = 2.0 * x; }
+void bump(inout float[2] a) { a[0] += 10.0; a[1] += 20.0; }
+float sum(float[2] a) { return a[0] + a[1]; }
+void main() {
+  float[2] y;
+  fill(y, 3.0);     // y = (3, 6)
+  bump(y);          // y = (13, 26)
+  fill(g, 0.5);     // g = (0.5, 1)
+  bump(g);          // g = (10.5, 21)
+  gl_Position = vec4(y[0], y[1], sum(g), sum(y));
+}`
+	p := mustLink(t, vs, "precision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", nil)
+	f, err := p.BuildIR(ir.Vertex, Key{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ir.Interpret(f, &ir.Env{Lanes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [4]float32{13, 26, 31.5, 39}
+	for c, w := range want {
+		if got := r.OutputF(0, c); got != w {
+			t.Errorf("gl_Position[%d] = %v, want %v", c, got, w)
+		}
 	}
 }

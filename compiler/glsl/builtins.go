@@ -214,6 +214,8 @@ func (p *parser) builtins() *scope {
 		if p.unit.InvariantAll {
 			s.names["gl_Position"].(*Variable).Invariant = true
 			s.names["gl_PointSize"].(*Variable).Invariant = true
+			p.unit.InvariantBuiltins["gl_Position"] = true
+			p.unit.InvariantBuiltins["gl_PointSize"] = true
 		}
 	} else {
 		v("gl_FragCoord", TypeVec4, StorageLocal, Mediump)

@@ -548,7 +548,16 @@ func (p *parser) primary() Expr {
 				p.errorf(line, "struct", "structure definitions are not allowed in constructors")
 			}
 			if p.is("[") {
+				// GLSL ES 1.00 has no array constructors (section 5.4.4):
+				// one error, then the construct is skipped.
 				p.errorf(line, ty.String(), "array constructors are not allowed")
+				p.next()
+				if !p.is("]") {
+					p.arraySize()
+				}
+				p.expect("]")
+				p.arguments()
+				return p.bad(line)
 			}
 			args := p.arguments()
 			return p.construct(line, ty, args)

@@ -40,11 +40,25 @@ func Link(vs, fs *TranslationUnit) ErrorList {
 			if v == nil || v.Storage != StorageUniform {
 				continue
 			}
-			if !sameTypeAcross(v.Type, f.Type, true) {
+			// Types (with structure member names) must match. Precisions
+			// must match only where both shaders statically use the
+			// uniform: the rule Mesa adopted because applications
+			// declare shared uniform blocks of text with per-stage
+			// defaults (section 4.5.3 requires a match; a uniform one
+			// stage never reads cannot observe the other's precision).
+			both := v.Used && f.Used
+			if !sameTypeAcross(v.Type, f.Type, false) {
 				fail(f.Name, "uniform type differs between vertex and fragment shader")
-			} else if precisionKind(v.Type) != Void && v.Precision != f.Precision {
+			} else if both && (!sameTypeAcross(v.Type, f.Type, true) || precisionKind(v.Type) != Void && v.Precision != f.Precision) {
 				fail(f.Name, "uniform precision differs between vertex and fragment shader")
 			}
+		}
+	}
+	// Section 4.6.4: gl_FragCoord may be invariant only if gl_Position
+	// is, gl_PointCoord only if gl_PointSize is.
+	for _, r := range [][2]string{{"gl_FragCoord", "gl_Position"}, {"gl_PointCoord", "gl_PointSize"}} {
+		if fs.InvariantBuiltins[r[0]] && !vs.InvariantBuiltins[r[1]] {
+			fail(r[0], r[0]+" is invariant in the fragment shader but "+r[1]+" is not invariant in the vertex shader")
 		}
 	}
 	// Varyings invariant in the vertex shader but read as non-invariant.
