@@ -225,3 +225,46 @@ func TestRegisterPressureBounded(t *testing.T) {
 		t.Errorf("Variant allocated %d MB", alloc>>20)
 	}
 }
+
+// TestDeepNestingFailsCleanly: nesting beyond the parser's limit is a
+// compile error at its line, never a stack overflow, and long flat chains
+// (a left-deep AST) compile or fail with an error in bounded time (issue
+// 10 "Limits").
+func TestDeepNestingFailsCleanly(t *testing.T) {
+	const n = 100000
+	tests := []struct {
+		name, src, want string // want: substring of the log; "" for success
+	}{
+		{"parentheses", "void main(){ float x = " + strings.Repeat("(", n) + "1.0" + strings.Repeat(")", n) + "; gl_Position = vec4(x); }", "nested too deeply"},
+		{"blocks", "void main(){ " + strings.Repeat("{", n) + strings.Repeat("}", n) + " gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"ifs", "void main(){ float x = 1.0; " + strings.Repeat("if (x > 0.0) ", n) + "x = 2.0; gl_Position = vec4(x); }", "nested too deeply"},
+		{"unary minus", "void main(){ float x = " + strings.Repeat("- ", n) + "1.0; gl_Position = vec4(x); }", "nested too deeply"},
+		{"logical not", "void main(){ bool b = " + strings.Repeat("!", n) + "true; gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"assignments", "void main(){ float x = 1.0, y; " + strings.Repeat("y = ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
+		{"conditionals", "void main(){ float x = 1.0; float y = " + strings.Repeat("x > 0.0 ? 1.0 : ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
+		{"calls", "float f(float x){ return x; }\nvoid main(){ gl_Position = vec4(" + strings.Repeat("f(", n) + "1.0" + strings.Repeat(")", n) + "); }", "nested too deeply"},
+		{"long sum", "uniform float u;\nvoid main(){ float x = u" + strings.Repeat(" + u", 20000) + "; gl_Position = vec4(x); }", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			vs := CompileShader(Vertex, tc.src)
+			if tc.want != "" {
+				if vs.OK || !strings.Contains(vs.Log, tc.want) || !strings.HasPrefix(vs.Log, "ERROR: 0:") {
+					t.Errorf("OK=%v log %.300q, want an error containing %q", vs.OK, vs.Log, tc.want)
+				}
+			} else {
+				if !vs.OK {
+					t.Fatalf("log %.300q", vs.Log)
+				}
+				p := mustLink(t, tc.src, "precision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", nil)
+				if _, err := p.Variant(Key{}); err != nil {
+					t.Errorf("Variant: %v", err)
+				}
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}

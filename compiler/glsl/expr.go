@@ -39,7 +39,20 @@ func (p *parser) expression() Expr {
 
 var assignOps = map[string]Op{"=": OpAssign, "+=": OpAddAssign, "-=": OpSubAssign, "*=": OpMulAssign, "/=": OpDivAssign}
 
+// nest counts one level of expression nesting (a prefix operator, an
+// assignment's or a conditional's right-hand side), which the recursive
+// descent turns into Go stack: deeper than maxNesting is an error, so no
+// input can exhaust the stack. Use as defer p.nest(t)().
+func (p *parser) nest(t token) func() {
+	p.depth++
+	if p.depth > maxNesting {
+		p.fatal(t, "expression nested too deeply")
+	}
+	return func() { p.depth-- }
+}
+
 func (p *parser) assignment() Expr {
+	defer p.nest(p.peek())()
 	x := p.conditional()
 	t := p.peek()
 	op, ok := assignOps[t.text]
@@ -255,6 +268,7 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 
 func (p *parser) unary() Expr {
 	t := p.peek()
+	defer p.nest(t)()
 	if t.kind == tPunct {
 		var op Op
 		switch t.text {
