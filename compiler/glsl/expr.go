@@ -78,8 +78,10 @@ func (p *parser) assignment() Expr {
 	}
 	rt := p.arithType(binOpOf(op), x.Type(), y.Type())
 	if rt == nil || !rt.Equal(x.Type()) {
-		p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
-			x.Type().String()+"' and a right operand of type '"+y.Type().String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
+				x.Type().String()+"' and a right operand of type '"+y.Type().String()+"'")
+		}
 		a.Ty = errType
 	}
 	return a
@@ -252,8 +254,10 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 		}
 	}
 	if e.Ty == nil {
-		p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
-			a.String()+"' and a right operand of type '"+b.String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
+				a.String()+"' and a right operand of type '"+b.String()+"'")
+		}
 		e.Ty = errType
 		return e
 	}
@@ -311,7 +315,9 @@ func (p *parser) makeUnary(t token, op Op, x Expr) Expr {
 		}
 	}
 	if !ok {
-		p.errorf(t.line, t.text, "wrong operand type: no operation '"+t.text+"' exists that takes an operand of type '"+ty.String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand type: no operation '"+t.text+"' exists that takes an operand of type '"+ty.String()+"'")
+		}
 		e.Ty = errType
 		return e
 	}

@@ -24,6 +24,10 @@ type token struct {
 	// spaceBefore records white space or a comment before the token, which
 	// decides whether "#define F(" starts a function-like macro.
 	spaceBefore bool
+	// repaired marks a reserved operator the parser continues with as a
+	// valid one (checkTokens): its error is reported already, so operand
+	// type errors of the stand-in are not.
+	repaired bool
 }
 
 // puncts lists the operators longest first so that lexing is greedy.

@@ -258,7 +258,7 @@ func (p *parser) checkTokens() {
 		case tPunct:
 			if repl, ok := reservedOps[t.text]; ok {
 				p.errorf(t.line, t.text, "reserved operator")
-				t.text = repl
+				t.text, t.repaired = repl, true
 			} else if t.text == "#" || t.text == "##" {
 				p.errorf(t.line, t.text, "unexpected preprocessor token")
 				continue

@@ -136,6 +136,11 @@ void main() { gl_FragColor = vec4(1.0); undeclared = 2; }
 			t.Errorf("unexpected error at line %d", line)
 		}
 	}
+	// One error per line here: a repaired reserved operator adds no
+	// operand type error of its stand-in (1.0 << 2 is not "float * int").
+	if len(errs) != len(want)+1 {
+		t.Errorf("%d errors, want %d (one per line)", len(errs), len(want)+1)
+	}
 	if !got[18] {
 		t.Errorf("no error at line 18 (reserved operator ~)")
 	}
