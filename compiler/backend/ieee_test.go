@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
@@ -81,5 +82,60 @@ func TestIEEEComparisons(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestIEEEComparisonLoopConditions runs loops whose condition is ==, >=
+// or != of lane values (the condition the selector fuses into the loop's
+// exit test) with infinities and NaN among the operands, and checks the
+// iteration counts against Go's IEEE comparison.
+func TestIEEEComparisonLoopConditions(t *testing.T) {
+	for _, c := range []struct {
+		op   string
+		want func(a, b float32) bool
+	}{
+		{"==", func(a, b float32) bool { return a == b }},
+		{">=", func(a, b float32) bool { return a >= b }},
+		{"!=", func(a, b float32) bool { return a != b }},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			// The loop runs 3 times when the comparison holds, else not at
+			// all: after 3 iterations a becomes NaN (v.z), for which ==
+			// and >= fail, or b itself, for which != fails (b is never
+			// NaN in the != case).
+			src := `precision highp float;
+varying vec4 v;
+void main() {
+  float a = v.x;
+  float n = 0.0;
+  while (a ` + c.op + ` v.y) {
+    n += 1.0;
+    if (n >= 3.0) a = ` + map[string]string{"==": "v.z", ">=": "v.z", "!=": "v.y"}[c.op] + `;
+  }
+  gl_FragColor = vec4(n);
+}`
+			f := lowerGLSL(t, glsl.Fragment, src)
+			vals := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1, 0}
+			env := laneEnv(4)
+			for l := 0; l < 16; l++ {
+				a, b := vals[l%len(vals)], vals[(l/len(vals)+l)%len(vals)]
+				if c.op == "!=" && b != b {
+					b = 2
+				}
+				env.Varyings[l] = []float32{a, b, float32(math.NaN()), 0}
+			}
+			check(t, f, Options{Stage: ir.Fragment}, env)
+			res, _ := run(t, f, Options{Stage: ir.Fragment}, env)
+			for l := 0; l < 16; l++ {
+				a, b := env.Varyings[l][0], env.Varyings[l][1]
+				want := float32(0)
+				if c.want(a, b) {
+					want = 3
+				}
+				if got := res.Color[0][l]; got != want {
+					t.Errorf("lane %d: while (%v %s %v) ran %v times, want %v", l, a, c.op, b, got, want)
+				}
+			}
+		})
 	}
 }
