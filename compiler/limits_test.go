@@ -243,6 +243,8 @@ func TestDeepNestingFailsCleanly(t *testing.T) {
 		{"assignments", "void main(){ float x = 1.0, y; " + strings.Repeat("y = ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
 		{"conditionals", "void main(){ float x = 1.0; float y = " + strings.Repeat("x > 0.0 ? 1.0 : ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
 		{"calls", "float f(float x){ return x; }\nvoid main(){ gl_Position = vec4(" + strings.Repeat("f(", n) + "1.0" + strings.Repeat(")", n) + "); }", "nested too deeply"},
+		{"#if parentheses", "#if " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n#endif\nvoid main(){ gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"#if prefix operators", "#if " + strings.Repeat("- ", n) + "1\n#endif\nvoid main(){ gl_Position = vec4(1.0); }", "nested too deeply"},
 		{"long sum", "uniform float u;\nvoid main(){ float x = u" + strings.Repeat(" + u", 20000) + "; gl_Position = vec4(x); }", ""},
 	}
 	for _, tc := range tests {
