@@ -1,6 +1,7 @@
 package glsl
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -15,6 +16,11 @@ func Parse(stage Stage, source string) (*TranslationUnit, ErrorList) {
 	p := &parser{toks: toks, errs: &errs, unit: unit, stage: stage}
 	p.run()
 	if len(errs) > 0 {
+		// The preprocessor, the token checks and the parser each report
+		// in source order; merged by line, the log reads top to bottom as
+		// glslangValidator's does (a #line directive can make lines
+		// non-monotonic; the sort is stable).
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return unit, errs
 	}
 	return unit, nil

@@ -136,6 +136,11 @@ void main() { gl_FragColor = vec4(1.0); undeclared = 2; }
 			t.Errorf("unexpected error at line %d", line)
 		}
 	}
+	for i := 1; i < len(errs); i++ {
+		if errs[i].Line < errs[i-1].Line {
+			t.Errorf("errors not in line order: %d after %d", errs[i].Line, errs[i-1].Line)
+		}
+	}
 	// One error per line here: a repaired reserved operator adds no
 	// operand type error of its stand-in (1.0 << 2 is not "float * int").
 	if len(errs) != len(want)+1 {
