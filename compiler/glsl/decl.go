@@ -20,7 +20,7 @@ var qualRank = map[string]int{
 // invariantBuiltins are the built-in variables that may be redeclared
 // invariant (GLSL ES 1.00 section 4.6.1: the vertex shader's outputs, the
 // fragment shader's inputs and outputs; section 4.6.4 excludes
-// gl_FrontFacing, which checkInvariant reports).
+// gl_FrontFacing, which the invariant statement rejects by name).
 var invariantBuiltins = map[string]bool{
 	"gl_Position": true, "gl_PointSize": true, "gl_FragCoord": true, "gl_FrontFacing": true, "gl_PointCoord": true,
 	"gl_FragColor": true, "gl_FragData": true,

@@ -3,10 +3,12 @@ package glsl
 // Link checks a vertex and a fragment shader against each other (GLSL ES
 // 1.00 sections 4.3.4, 4.3.5, 4.6.4 and 7): both need main; every varying
 // the fragment shader reads must be declared by the vertex shader with the
-// same type and invariance; uniforms declared in both must agree in type
-// and precision. It returns nil when the program links. It does not check
-// the implementation limits: that needs the set of active variables, which
-// only the caller knows after optimisation; see CountResources.
+// same type and invariance; uniforms declared in both must agree in type,
+// and in precision when both use them; gl_FragCoord and gl_PointCoord are
+// invariant only with gl_Position and gl_PointSize. It returns nil when the
+// program links. It does not check the implementation limits: that needs
+// the set of active variables, which only the caller knows after
+// optimisation; see CountResources.
 func Link(vs, fs *TranslationUnit) ErrorList {
 	var errs ErrorList
 	fail := func(tok, msg string) { errs = append(errs, Error{Token: tok, Msg: msg, Link: true}) }
@@ -42,10 +44,10 @@ func Link(vs, fs *TranslationUnit) ErrorList {
 			}
 			// Types (with structure member names) must match. Precisions
 			// must match only where both shaders statically use the
-			// uniform: the rule Mesa adopted because applications
-			// declare shared uniform blocks of text with per-stage
-			// defaults (section 4.5.3 requires a match; a uniform one
-			// stage never reads cannot observe the other's precision).
+			// uniform: the rule Mesa adopted because applications paste
+			// one set of uniform declarations into stages with different
+			// default precisions (section 4.5.3 asks for a match; a stage
+			// that never reads the uniform cannot observe the difference).
 			both := v.Used && f.Used
 			if !sameTypeAcross(v.Type, f.Type, false) {
 				fail(f.Name, "uniform type differs between vertex and fragment shader")
