@@ -61,8 +61,13 @@ func TestLinkAloneResources(t *testing.T) {
 		t.Errorf("OK=%v log %q resources %+v", p.OK, p.Log, p.Resources)
 	}
 	fs := CompileShader(Fragment, "precision mediump float;\nvarying vec4 v[16];\nvoid main(){ gl_FragColor = v[15]; }")
-	if p := LinkAlone(fs); !p.OK || p.Resources.VaryingVectors != 16 {
+	p = LinkAlone(fs)
+	if !p.OK || p.Resources.VaryingVectors != 16 {
 		t.Errorf("OK=%v log %q resources %+v", p.OK, p.Log, p.Resources)
+	}
+	// It has no code to run.
+	if _, err := p.Variant(Key{}); err == nil || !strings.Contains(err.Error(), "linked alone") {
+		t.Errorf("Variant of a LinkAlone program: %v", err)
 	}
 }
 
