@@ -168,6 +168,14 @@ const (
 	// variables a translation unit declares (each declaration counts
 	// once, wherever it is).
 	MaxPrivateComponentsTotal = 16384
+	// MaxOperands: operands in all expressions of a translation unit
+	// (every operand, parenthesised or not, counts once per nesting).
+	// Real shaders have a few thousand. It equals the IR's own bound
+	// (ir.MaxLoweredInstrs, 2^18 instructions after inlining), which
+	// nearly every source this large exceeds anyway — but only after
+	// building its whole AST and IR (613 MB for 450,000 terms);
+	// stopping at the parse bounds that.
+	MaxOperands = 1 << 18
 )
 
 // builtins builds the outermost scope: built-in variables, constants and

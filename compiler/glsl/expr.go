@@ -1,5 +1,7 @@
 package glsl
 
+import "fmt"
+
 // Expression parsing and checking (GLSL ES 1.00 chapter 5).
 
 func (p *parser) bad(line int) Expr {
@@ -273,6 +275,12 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 func (p *parser) unary() Expr {
 	t := p.peek()
 	defer p.nest(t)()
+	// Every operand passes here: bound the size of the expression trees
+	// (and what lowering them costs) before they are built.
+	p.operands++
+	if p.operands > MaxOperands {
+		p.fatal(t, fmt.Sprintf("shader too large: more than %d operands in expressions", MaxOperands))
+	}
 	if t.kind == tPunct {
 		var op Op
 		switch t.text {

@@ -114,3 +114,23 @@ func uniqueArrays(n int) string {
 	}
 	return b.String()
 }
+
+// TestOperandLimit: a unit with more than MaxOperands operands fails at
+// the parse, before its expression trees are lowered (a 450,000-term sum
+// used to build 613 MB of AST and IR first); a large but ordinary one
+// compiles.
+func TestOperandLimit(t *testing.T) {
+	sum := func(n int) string {
+		return "uniform float u;\nvoid main(){ float x = u" + strings.Repeat(" + u", n) + "; gl_Position = vec4(x); }"
+	}
+	errs, d, alloc := measure(Vertex, sum(MaxOperands))
+	if len(errs) != 1 || !strings.Contains(errs[0].Msg, "shader too large") {
+		t.Errorf("errors:\n%swant one 'shader too large'", errs.InfoLog())
+	}
+	if d > 5*time.Second || alloc > 512<<20 {
+		t.Errorf("Parse took %v and allocated %d MB", d, alloc>>20)
+	}
+	if errs, _, _ := measure(Vertex, sum(10000)); errs != nil {
+		t.Errorf("10,000 operands: %s", errs.InfoLog())
+	}
+}

@@ -62,9 +62,11 @@ type parser struct {
 	// privateComponents counts the components of the private variables
 	// declared so far (see checkDeclSize).
 	privateComponents int
-	syntaxErrors      int
-	skippedNames      map[string]bool // names declared by declarations skipped after syntax errors
-	loopIndices       []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
+	// operands counts the operands parsed so far (see MaxOperands).
+	operands     int
+	syntaxErrors int
+	skippedNames map[string]bool // names declared by declarations skipped after syntax errors
+	loopIndices  []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
 }
 
 // errType marks an expression whose checking failed; operators on it
