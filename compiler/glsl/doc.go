@@ -28,8 +28,9 @@
 // or varying that alone exceeds its stage's limit, and private variables
 // beyond MaxPrivateComponents (one) or MaxPrivateComponentsTotal (all),
 // are compile errors at their line (limits.go). Expression, statement and
-// #if nesting is bounded (maxNesting) and macro expansion is budgeted, so
-// no input exhausts the stack or memory.
+// #if nesting is bounded (maxNesting), expression operands are bounded
+// (MaxOperands) and macro expansion is budgeted, so no input exhausts the
+// stack or memory.
 //
 // Sampler arrays may be indexed only by constant-index expressions
 // (Appendix A §5): constant expressions, indices of for loops whose header
