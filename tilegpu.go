@@ -193,7 +193,7 @@ type Stats struct {
 	Tiles        uint64 // tiles rendered
 	Fragments    uint64 // fragments shaded
 	Vertices     uint64 // vertices shaded
-	// Shader translation (docs/hardware.md §7.5): instructions executed
+	// Shader translation (docs/hardware.md §7.6): instructions executed
 	// by translated code, programs translated, and translation cache hits
 	// and misses (a hit is identical code at the same address).
 	XlatInstructions, ProgramsTranslated, XlatHits, XlatMisses uint64

@@ -58,7 +58,9 @@ type Shader struct {
 	unit *glsl.TranslationUnit
 }
 
-// CompileShader parses and checks source. Errors are reported in Log (in
+// CompileShader parses and checks source, as glCompileShader does: one
+// translation unit on its own, so a missing main is not a compile error
+// but a link error (Link). Errors are reported in Log (in
 // glslangValidator's format) with OK false, never as a panic.
 func CompileShader(stage Stage, source string) (s *Shader) {
 	s = &Shader{Stage: stage, Source: source}
@@ -80,7 +82,13 @@ func CompileShader(stage Stage, source string) (s *Shader) {
 		return s
 	}
 	// Lower once now so that constructs the IR cannot express are compile
-	// errors rather than link or draw failures.
+	// errors rather than link or draw failures. A unit without main
+	// compiles (glCompileShader checks one translation unit; GLSL ES 1.00
+	// section 7 asks for main in the linked program): Link reports it.
+	if unit.Main == nil {
+		s.unit, s.OK = unit, true
+		return s
+	}
 	if _, err := ir.FromAST(unit); err != nil {
 		s.Log = "ERROR: 0:0: '' : " + err.Error() + "\n"
 		return s

@@ -1,9 +1,12 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/compiler/ir"
@@ -165,5 +168,109 @@ void main(){
 				t.Errorf("lane %d channel %d = %v, want %v", l, c, got, want[c])
 			}
 		}
+	}
+}
+
+// TestHugeDeclarationsFailFast is issue 6 item 2: each of these made the
+// compiler allocate gigabytes (15–20 GB for the first two) before it was
+// killed, or compile "OK" with 1.2 GB and fail at link after 5.6 s. Each
+// must fail glCompileShader within a second, allocating little, with an
+// error at the declaration.
+func TestHugeDeclarationsFailFast(t *testing.T) {
+	tests := []struct {
+		name, src, msg string
+	}{
+		{"dynamically indexed uniform", "uniform vec4 u[2147483647];\nuniform int i;\nvoid main(){ gl_Position = u[i]; }",
+			"ERROR: 0:1: 'u' : uniform too large"},
+		{"local array", "void main(){\nfloat a[100000000];\na[7] = 1.0; gl_Position = vec4(a[7]); }",
+			"ERROR: 0:2: 'a' : variable too large"},
+		{"uniform array", "uniform vec4 u[100000000];\nvoid main(){ gl_Position = u[5]; }",
+			"ERROR: 0:1: 'u' : uniform too large"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			sh := CompileShader(Vertex, tc.src)
+			d := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; d > time.Second || alloc > 16<<20 {
+				t.Errorf("CompileShader took %v and allocated %d bytes", d, alloc)
+			}
+			if sh.OK || !strings.Contains(sh.Log, tc.msg) {
+				t.Errorf("OK=%v, log %q, want a failure containing %q", sh.OK, sh.Log, tc.msg)
+			}
+		})
+	}
+}
+
+// TestRegisterPressureBounded: the largest private arrays the front end
+// accepts, dynamically indexed so that every element stays live, either
+// compile or fail with a clear error, never exhausting memory (the
+// register allocator's interference graph is bounded).
+func TestRegisterPressureBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("uniform int k;\nvoid main(){ float r = 0.0;\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, " float a%d[%d]; a%d[k] = float(%d); r += a%d[k + %d];\n", i, glsl.MaxPrivateComponents, i, i, i, i+1)
+	}
+	b.WriteString(" gl_Position = vec4(r); }\n")
+	p := mustLink(t, b.String(), "precision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := p.Variant(Key{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "shader too complex") {
+		t.Errorf("Variant: %v, want a 'shader too complex' error", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<30 {
+		t.Errorf("Variant allocated %d MB", alloc>>20)
+	}
+}
+
+// TestDeepNestingFailsCleanly: nesting beyond the parser's limit is a
+// compile error at its line, never a stack overflow, and long flat chains
+// (a left-deep AST) compile or fail with an error in bounded time (issue
+// 10 "Limits").
+func TestDeepNestingFailsCleanly(t *testing.T) {
+	const n = 100000
+	tests := []struct {
+		name, src, want string // want: substring of the log; "" for success
+	}{
+		{"parentheses", "void main(){ float x = " + strings.Repeat("(", n) + "1.0" + strings.Repeat(")", n) + "; gl_Position = vec4(x); }", "nested too deeply"},
+		{"blocks", "void main(){ " + strings.Repeat("{", n) + strings.Repeat("}", n) + " gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"ifs", "void main(){ float x = 1.0; " + strings.Repeat("if (x > 0.0) ", n) + "x = 2.0; gl_Position = vec4(x); }", "nested too deeply"},
+		{"unary minus", "void main(){ float x = " + strings.Repeat("- ", n) + "1.0; gl_Position = vec4(x); }", "nested too deeply"},
+		{"logical not", "void main(){ bool b = " + strings.Repeat("!", n) + "true; gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"assignments", "void main(){ float x = 1.0, y; " + strings.Repeat("y = ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
+		{"conditionals", "void main(){ float x = 1.0; float y = " + strings.Repeat("x > 0.0 ? 1.0 : ", n) + "x; gl_Position = vec4(y); }", "nested too deeply"},
+		{"calls", "float f(float x){ return x; }\nvoid main(){ gl_Position = vec4(" + strings.Repeat("f(", n) + "1.0" + strings.Repeat(")", n) + "); }", "nested too deeply"},
+		{"#if parentheses", "#if " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n#endif\nvoid main(){ gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"#if prefix operators", "#if " + strings.Repeat("- ", n) + "1\n#endif\nvoid main(){ gl_Position = vec4(1.0); }", "nested too deeply"},
+		{"long sum", "uniform float u;\nvoid main(){ float x = u" + strings.Repeat(" + u", 20000) + "; gl_Position = vec4(x); }", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			vs := CompileShader(Vertex, tc.src)
+			if tc.want != "" {
+				if vs.OK || !strings.Contains(vs.Log, tc.want) || !strings.HasPrefix(vs.Log, "ERROR: 0:") {
+					t.Errorf("OK=%v log %.300q, want an error containing %q", vs.OK, vs.Log, tc.want)
+				}
+			} else {
+				if !vs.OK {
+					t.Fatalf("log %.300q", vs.Log)
+				}
+				p := mustLink(t, tc.src, "precision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", nil)
+				if _, err := p.Variant(Key{}); err != nil {
+					t.Errorf("Variant: %v", err)
+				}
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }

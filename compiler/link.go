@@ -452,3 +452,48 @@ func (p *Program) UniformByName(name string) (u Uniform, element int, ok bool) {
 	}
 	return Uniform{}, 0, false
 }
+
+// LinkAlone links one shader on its own, as glslangValidator links a
+// single file: the checks Link makes of each stage by itself (a main,
+// GLSL ES 1.00 section 7) and the stage's resource limits on its active
+// variables (attributes and vertex uniforms, or varyings and fragment
+// uniforms, with samplers). The result has no variants; OK and Log
+// report the outcome and Resources the counts.
+func LinkAlone(s *Shader) (p *Program) {
+	p = &Program{variants: map[Key]*Variant{}}
+	var err error
+	defer func() {
+		if err != nil {
+			p.OK = false
+			p.Log += "ERROR: 0:0: '' : " + err.Error() + "\n"
+		}
+	}()
+	defer internalError(&err)
+	if s == nil || !s.OK {
+		p.Log = "ERROR: 0:0: '' : the shader did not compile\n"
+		return p
+	}
+	if errs := glsl.LinkStage(s.unit); errs != nil {
+		p.Log = errs.InfoLog()
+		return p
+	}
+	f, err := optimisedPreIO(s.unit)
+	if err != nil {
+		return p
+	}
+	uses := usesOf(f)
+	empty := &glsl.TranslationUnit{Stage: glsl.Fragment}
+	vs, fs := s.unit, empty
+	if s.Stage == Fragment {
+		empty.Stage = glsl.Vertex
+		vs, fs = empty, s.unit
+	}
+	res, errs := glsl.CountResources(vs, fs, func(st glsl.Stage, v *glsl.Variable) bool { return uses.any(v.Name) })
+	p.Resources = res
+	if errs != nil {
+		p.Log = errs.InfoLog()
+		return p
+	}
+	p.OK = true
+	return p
+}

@@ -81,6 +81,9 @@ func (p *Program) Variant(key Key) (*Variant, error) {
 	if !p.OK {
 		return nil, fmt.Errorf("compiler: program is not linked")
 	}
+	if p.vs == nil || p.fs == nil {
+		return nil, fmt.Errorf("compiler: a shader linked alone (LinkAlone) has no code; link a vertex and a fragment shader")
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if v, ok := p.variants[key]; ok {

@@ -33,7 +33,10 @@ type glslFile struct {
 // it checks each file as a GLSL ES 1.00 shader and prints diagnostics in
 // glslangValidator's format (a line with the file name, then
 // `ERROR: 0:LINE: 'token' : message` lines and the summary); with one
-// vertex and one fragment shader (in either order) it also links them. -dump prints the IR
+// vertex and one fragment shader (in either order) it also links them,
+// and otherwise links each file alone (as glslangValidator -l does), so
+// that a file without main is an error; -c only compiles (as glCompileShader
+// does, and glslangValidator without -l). -dump prints the IR
 // after a named pass of compiler/ir (or after every pass), -S the final
 // machine code of every stage with its register allocation and statistics.
 // It exits with status 2 when a file does not compile or the program does
@@ -44,8 +47,9 @@ func cmdGLSL(args []string) error {
 	stageFlag := fs.String("stage", "", "shader stage of every FILE: vert or frag (default: from the extension, .vert/.vs or .frag/.fs)")
 	dump := fs.String("dump", "", "print the IR after pass `PASS` (\"all\": after every pass); passes: "+passNames())
 	asm := fs.Bool("S", false, "print the machine code of each stage (vertex, coordinate, fragment) with registers and statistics")
+	compileOnly := fs.Bool("c", false, "compile only, do not link (a translation unit without main is then valid)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-stage vert|frag] [-dump=PASS|all] [-S] FILE...\n")
+		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-c] [-stage vert|frag] [-dump=PASS|all] [-S] FILE...\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -84,7 +88,11 @@ func cmdGLSL(args []string) error {
 			continue
 		}
 		// Constructs the IR cannot express are compile errors too (as in
-		// compiler.CompileShader).
+		// compiler.CompileShader); a unit without main has nothing to lower.
+		if unit.Main == nil {
+			f.unit = unit
+			continue
+		}
 		if _, err := ir.FromAST(unit); err != nil {
 			fmt.Fprintf(stdout, "ERROR: 0:0: '' : %v\nERROR: 1 compilation errors.  No code generated.\n", err)
 			failed = true
@@ -96,6 +104,12 @@ func cmdGLSL(args []string) error {
 		return exitError(2)
 	}
 
+	if *compileOnly {
+		if *dump != "" || *asm {
+			return fmt.Errorf("-c: -dump and -S need a linked shader; leave out -c")
+		}
+		return nil
+	}
 	var prog *compiler.Program
 	if len(files) == 2 && files[0].stage != files[1].stage {
 		vs, fsh := files[0], files[1]
@@ -107,6 +121,21 @@ func cmdGLSL(args []string) error {
 		if !prog.OK {
 			fmt.Fprintln(stdout, "Linked program")
 			fmt.Fprint(stdout, prog.Log)
+			return exitError(2)
+		}
+	} else {
+		for _, f := range files {
+			st := compiler.Vertex
+			if f.stage == glsl.Fragment {
+				st = compiler.Fragment
+			}
+			if p := compiler.LinkAlone(compiler.CompileShader(st, f.source)); !p.OK {
+				fmt.Fprintf(stdout, "Linked %s stage (%s)\n", f.stage, f.path)
+				fmt.Fprint(stdout, p.Log)
+				failed = true
+			}
+		}
+		if failed {
 			return exitError(2)
 		}
 	}

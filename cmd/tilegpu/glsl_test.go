@@ -64,6 +64,8 @@ void main() {
   gl_FragColor = vec4(undeclared_thing);
 }
 `
+	// A translation unit of helper functions only.
+	helpersOnly = "float twice(float x) { return 2.0 * x; }\n"
 	// The fragment shader reads a varying the vertex shader lacks.
 	orphanFrag = `precision mediump float;
 varying vec3 v_normal;
@@ -98,6 +100,21 @@ func TestGLSL(t *testing.T) {
 			want: []string{"Linked program\n", "ERROR: Linking: 'v_normal' : fragment shader varying not declared in the vertex shader"}},
 		{name: "one bad file of two", files: []string{"a.vert", goodVert, "bad.frag", badFrag}, exit: 2,
 			want: []string{"a.vert\n", "bad.frag\n", "ERROR: 0:3:"}, notWant: []string{"Linked program"}, errLines: 1},
+		// glCompileShader semantics: -c compiles only; a unit without
+		// main compiles, and linking (of one file alone, or of a pair)
+		// reports it (GLSL ES 1.00 section 7).
+		{name: "-c without main", files: []string{"h.vert", helpersOnly}, flags: []string{"-c"}, want: []string{"h.vert\n"}, notWant: []string{"ERROR"}},
+		{name: "-c does not link a pair", files: []string{"a.vert", goodVert, "b.frag", orphanFrag}, flags: []string{"-c"},
+			notWant: []string{"ERROR", "Linked"}},
+		{name: "-c still reports compile errors", files: []string{"bad.frag", badFrag}, flags: []string{"-c"}, exit: 2,
+			want: []string{"ERROR: 0:3: 'undeclared_thing' : "}, errLines: 1},
+		{name: "single file linked alone", files: []string{"h.vert", helpersOnly}, exit: 2,
+			want: []string{"h.vert\n", "Linked vertex stage (h.vert)\n", "ERROR: Linking: 'main' : missing main in vertex shader\n", "ERROR: 1 link errors.\n"}},
+		{name: "each file of one stage linked alone", files: []string{"a.frag", goodFrag, "h.frag", "precision mediump float;\n" + helpersOnly}, exit: 2,
+			want: []string{"Linked fragment stage (h.frag)\n", "missing main in fragment shader"}, notWant: []string{"(a.frag)"}},
+		{name: "pair without main", files: []string{"a.vert", goodVert, "h.frag", "precision mediump float;\n" + helpersOnly}, exit: 2,
+			want: []string{"Linked program\n", "ERROR: Linking: 'main' : missing main in fragment shader"}},
+		{name: "-c with -S", files: []string{"a.frag", goodFrag}, flags: []string{"-c", "-S"}, exit: -1, wantErr: "-dump and -S need a linked shader"},
 		{name: "dump one pass", files: []string{"a.frag", goodFrag}, flags: []string{"-dump=scalarize"},
 			want: []string{"after scalarize ===\nfunc fragment main {", "store_output"}, notWant: []string{"after dce ==="}},
 		{name: "dump all", files: []string{"a.frag", goodFrag}, flags: []string{"-dump=all"},

@@ -51,7 +51,7 @@ type Binary struct {
 	Listing string
 }
 
-// Compile runs Select, RegAlloc, Schedule and Encode on f, which must be in
+// Compile runs Select, RegAlloc, Schedule, Encode and Validate on f, which must be in
 // ir.FormScalar (it is verified first; bad input is an error, not a
 // panic). It does not modify f and keeps no state between calls, so it may
 // be called from any number of goroutines at once (for different or the
@@ -81,6 +81,12 @@ func Compile(f *ir.Func, opts Options) (*Binary, error) {
 	code, stream, err := Encode(p, s)
 	if err != nil {
 		return nil, err
+	}
+	// Every program is checked against the ISA's program-level rules
+	// (as vc4_qpu_validate.c does), so that a scheduling or allocation bug
+	// is a compile error here rather than wrong pixels on the GPU.
+	if err := Validate(code, p.Threaded); err != nil {
+		return nil, fmt.Errorf("backend: %s: generated code breaks the ISA rules: %w", f.Name, err)
 	}
 	bin := &Binary{
 		Code:                  code,

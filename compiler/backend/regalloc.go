@@ -94,7 +94,19 @@ type allocation struct {
 	ok     bool  // every live temp has a register
 	spills []int // temps to spill if colouring failed
 	stuck  int   // an unspillable temp select could not colour, or -1
+	// tooComplex: the interference graph exceeds maxInterferences.
+	tooComplex bool
 }
+
+// maxInterferences bounds the interference graph (pairs of temps live at
+// once) so that the allocator's memory and time stay bounded for any
+// shader the front end accepts: about 0.5 GB at the limit. The largest
+// dEQP program has under 4,000 pairs; one dynamically indexed float[1024]
+// (glsl.MaxPrivateComponents) about 10 million.
+const maxInterferences = 1 << 24
+
+// errTooComplex reports a program over maxInterferences.
+var errTooComplex = fmt.Errorf("backend: shader too complex: more than %d pairs of values live at once (register allocation limit)", maxInterferences)
 
 // colour runs class-based graph colouring over the intervals.
 func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
@@ -112,6 +124,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	}
 	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
 	adj := make([][]int, n)
+	edges := 0
 	for i, a := range order {
 		for _, b := range order[i+1:] {
 			if iv.Start[b] >= iv.End[a] {
@@ -120,7 +133,11 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			if iv.overlap(a, b) {
 				adj[a] = append(adj[a], b)
 				adj[b] = append(adj[b], a)
+				edges++
 			}
+		}
+		if edges > maxInterferences {
+			return allocation{tooComplex: true}
 		}
 	}
 	// Spill costs.
@@ -545,6 +562,9 @@ func RegAlloc(p *Program, opts Options) error {
 		class := tempClasses(p, iv)
 		a := colour(p, iv, rc, class)
 		p.AllocRounds = round + 1
+		if a.tooComplex {
+			return errTooComplex
+		}
 		if a.ok {
 			rewritePhysical(p, a.reg)
 			break
@@ -562,9 +582,7 @@ func RegAlloc(p *Program, opts Options) error {
 			p.colourFirst[a.stuck] = true
 			continue
 		}
-		for _, t := range a.spills {
-			spillTemp(p, t)
-		}
+		spillTemps(p, a.spills)
 	}
 	fixupRaddrConflicts(p)
 	return nil
@@ -714,59 +732,86 @@ func ensureScratchBase(p *Program) Reg {
 	return sb
 }
 
-// spillTemp moves temp t to a new scratch slot: a store after every
-// definition, a fill before every use, each into a fresh short-lived temp.
-func spillTemp(p *Program, t int) {
+// spillTemps moves each temp of ts to a new scratch slot (in the order
+// of ts): a store after every definition, a fill before every use, each
+// into a fresh short-lived temp. It rewrites the program in one pass
+// whatever the number of temps, so that a round spilling thousands of
+// temps costs one walk over the program, not one per temp.
+func spillTemps(p *Program, ts []int) {
+	if len(ts) == 0 {
+		return
+	}
 	if p.unspillable == nil {
 		p.unspillable = map[int]bool{}
 	}
 	base := ensureScratchBase(p)
-	slot := p.SpillSlots
-	p.SpillSlots++
-	offset := uint32(slot) * 64
-	addr := func(seq *[]*Inst, dst Reg, cond isa.Cond, g int) {
+	order := make(map[int]int, len(ts)) // temp → its position in ts
+	offsets := make([]uint32, len(ts))
+	for i, t := range ts {
+		order[t] = i
+		offsets[i] = uint32(p.SpillSlots) * 64
+		p.SpillSlots++
+	}
+	spilled := func(r Reg) (int, bool) {
+		if !r.IsTemp() {
+			return 0, false
+		}
+		i, ok := order[r.Index]
+		return i, ok
+	}
+	addr := func(seq []*Inst, offset uint32, dst Reg, cond isa.Cond, g int) []*Inst {
 		if offset == 0 {
 			in := newInst(OpMov, dst, base, Reg{})
 			in.Cond, in.Group, in.noSpill = cond, g, true
-			*seq = append(*seq, in)
-			return
+			return append(seq, in)
 		}
 		li := newInst(OpLoadImm, Acc(fixupAcc), Reg{}, Reg{})
 		li.Imm, li.Group, li.noSpill = offset, g, true
 		in := newInst(AddOp(isa.OpADD), dst, base, Acc(fixupAcc))
 		in.Cond, in.Group, in.noSpill = cond, g, true
-		*seq = append(*seq, li, in)
+		return append(seq, li, in)
 	}
 	for _, b := range p.Blocks {
-		b.defAtEntry = slices.DeleteFunc(b.defAtEntry, func(x int) bool { return x == t })
-		var out []*Inst
+		b.defAtEntry = slices.DeleteFunc(b.defAtEntry, func(x int) bool { _, ok := order[x]; return ok })
 		insts := b.Insts
-		for i := 0; i < len(insts); i++ {
-			in := insts[i]
-			reads := false
-			for _, r := range in.Reads() {
-				if r == Temp(t) {
-					reads = true
+		out := make([]*Inst, 0, len(insts))
+		// fills inserts before in (and before the members of its group
+		// already emitted) a fill of every spilled temp it reads, in the
+		// order of ts, and makes in read the filled temps.
+		fills := func(in *Inst) {
+			var read [2]int
+			n := 0
+			if in.Op.IsALU() {
+				for k, r := range in.Src {
+					if k == 1 && in.Op.unary() {
+						break
+					}
+					if i, ok := spilled(r); ok && (n == 0 || read[0] != i) {
+						read[n] = i
+						n++
+					}
 				}
 			}
-			if reads {
+			if n == 2 && read[1] < read[0] {
+				read[0], read[1] = read[1], read[0]
+			}
+			for _, i := range read[:n] {
+				t := ts[i]
 				g := p.newGroup()
-				var fill []*Inst
-				addr(&fill, Magic(isa.WaddrTMUAddr), isa.CondAlways, g)
+				fill := addr(nil, offsets[i], Magic(isa.WaddrTMUAddr), isa.CondAlways, g)
 				ld := newInst(OpLdTMU, Reg{}, Reg{}, Reg{})
 				ld.Group, ld.noSpill = g, true
 				nt := p.NewTemp()
 				mv := newInst(OpMov, nt, R4, Reg{})
 				mv.Group, mv.noSpill = g, true
 				fill = append(fill, ld, mv)
-				// Before the group in (or its group) belongs to.
 				at := len(out)
 				if in.Group != 0 {
 					for at > 0 && out[at-1].Group == in.Group {
 						at--
 					}
 				}
-				out = append(out[:at], append(fill, out[at:]...)...)
+				out = slices.Insert(out, at, fill...)
 				for k := range in.Src {
 					if in.Src[k] == Temp(t) {
 						in.Src[k] = nt
@@ -775,32 +820,61 @@ func spillTemp(p *Program, t int) {
 				p.unspillable[nt.Index] = true
 				p.Fills++
 			}
+		}
+		// def renames a spilled destination of in and returns the store
+		// sequence to place after in's group.
+		def := func(in *Inst, stores []*Inst) []*Inst {
+			i, ok := spilled(in.Dst)
+			if !ok {
+				return stores
+			}
+			nt := p.NewTemp()
+			in.Dst = nt
+			in.partialDead = true
+			p.unspillable[nt.Index] = true
+			g := p.newGroup()
+			st := newInst(OpMov, Magic(isa.WaddrTMUStoreData), nt, Reg{})
+			st.Group, st.noSpill = g, true
+			stores = append(stores, st)
+			stores = addr(stores, offsets[i], Magic(isa.WaddrTMUStoreAddr), in.Cond, g)
+			p.Spills++
+			return stores
+		}
+		for i := 0; i < len(insts); i++ {
+			in := insts[i]
+			fills(in)
 			out = append(out, in)
-			if in.Dst == Temp(t) {
-				nt := p.NewTemp()
-				in.Dst = nt
-				in.partialDead = true
-				p.unspillable[nt.Index] = true
-				// After the group in belongs to.
-				j := i
-				for in.Group != 0 && j+1 < len(insts) && insts[j+1].Group == in.Group {
-					j++
-					for k := range insts[j].Src {
-						if insts[j].Src[k] == Temp(t) {
-							insts[j].Src[k] = nt
+			if _, ok := spilled(in.Dst); !ok {
+				continue
+			}
+			// A definition: the rest of its group stays with it, reading
+			// the new temps of the group's spilled definitions, and the
+			// stores follow the group.
+			renamed := map[int]Reg{}
+			old := in.Dst
+			stores := def(in, nil)
+			renamed[old.Index] = in.Dst
+			j := i
+			for in.Group != 0 && j+1 < len(insts) && insts[j+1].Group == in.Group {
+				j++
+				m := insts[j]
+				for k := range m.Src {
+					if m.Src[k].IsTemp() {
+						if nt, ok := renamed[m.Src[k].Index]; ok {
+							m.Src[k] = nt
 						}
 					}
-					out = append(out, insts[j])
 				}
-				i = j
-				g := p.newGroup()
-				st := newInst(OpMov, Magic(isa.WaddrTMUStoreData), nt, Reg{})
-				st.Group, st.noSpill = g, true
-				seq := []*Inst{st}
-				addr(&seq, Magic(isa.WaddrTMUStoreAddr), in.Cond, g)
-				out = append(out, seq...)
-				p.Spills++
+				fills(m)
+				out = append(out, m)
+				if _, ok := spilled(m.Dst); ok {
+					old := m.Dst
+					stores = def(m, stores)
+					renamed[old.Index] = m.Dst
+				}
 			}
+			i = j
+			out = append(out, stores...)
 		}
 		b.Insts = out
 	}

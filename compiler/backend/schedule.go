@@ -2,6 +2,7 @@ package backend
 
 import (
 	"github.com/tilegpu/tilegpu/hw/isa"
+	"slices"
 )
 
 // Bundle is one machine instruction: up to one add-unit op, one mul-unit
@@ -123,6 +124,7 @@ func effects(in *Inst) (reads, writes []int) {
 
 type schedNode struct {
 	in        *Inst
+	index     int // position in the block
 	succs     []schedEdge
 	npred     int
 	earliest  int
@@ -230,7 +232,7 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		to.npred++
 	}
 	for i, in := range insts {
-		n := &schedNode{in: in}
+		n := &schedNode{in: in, index: i}
 		nodes[i] = n
 		reads, writes := effects(in)
 		for _, r := range reads {
@@ -283,10 +285,19 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 	remaining := len(nodes)
 	cycle := 0
 	lastSFU := -1
-	ready := func(n *schedNode) bool { return !n.scheduled && n.npred == 0 && n.earliest <= cycle }
+	// avail holds the unscheduled nodes whose predecessors are all
+	// scheduled, in block order, so that each choice looks at those
+	// instead of the whole block (which made long blocks quadratic).
+	var avail []*schedNode
+	for _, n := range nodes {
+		if n.npred == 0 {
+			avail = append(avail, n)
+		}
+	}
+	ready := func(n *schedNode) bool { return n.earliest <= cycle }
 	for remaining > 0 {
 		var best *schedNode
-		for _, n := range nodes {
+		for _, n := range avail {
 			if ready(n) && (best == nil || n.priority > best.priority) {
 				best = n
 			}
@@ -303,10 +314,16 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 			if isSFUWrite(n.in) {
 				lastSFU = cycle
 			}
+			at, _ := slices.BinarySearchFunc(avail, n.index, func(a *schedNode, i int) int { return a.index - i })
+			avail = slices.Delete(avail, at, at+1)
 			for _, e := range n.succs {
 				e.to.npred--
 				if c := cycle + e.latency; c > e.to.earliest {
 					e.to.earliest = c
+				}
+				if e.to.npred == 0 {
+					at, _ := slices.BinarySearchFunc(avail, e.to.index, func(a *schedNode, i int) int { return a.index - i })
+					avail = slices.Insert(avail, at, e.to)
 				}
 			}
 		}
@@ -314,7 +331,7 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		for {
 			var add *schedNode
 			var merged *Bundle
-			for _, n := range nodes {
+			for _, n := range avail {
 				if !ready(n) {
 					continue
 				}

@@ -631,7 +631,7 @@ func (s *selector) ifNode(n *ir.If) {
 	case fused:
 		// The comparison's flags set the mask: saved (0 in the lanes
 		// active around the If) where it holds, 1 elsewhere.
-		fusedConds, fusedNegate = s.compareFlags(n.Cond.Op, s.val(n.Cond.Args[0]), s.val(n.Cond.Args[1]))
+		fusedConds, fusedNegate = s.compareFlags(n.Cond)
 		active := imm(0)
 		if outer {
 			active = saved
@@ -762,7 +762,7 @@ func (s *selector) loop(n *ir.Loop) {
 	// exec |= !cond; loop while any lane is active.
 	if cin := n.Cond; s.loopFused[cin] {
 		// The comparison's flags deactivate the lanes where it fails.
-		conds, negate := s.compareFlags(cin.Op, s.val(cin.Args[0]), s.val(cin.Args[1]))
+		conds, negate := s.compareFlags(cin)
 		fails := conds[0]
 		if !negate {
 			fails = complement(fails)
@@ -860,14 +860,14 @@ func (s *selector) instr(in *ir.Instr) {
 		s.emit(AddOp(isa.OpXOR), s.def(in), s.val(in.Args[0]), imm(1))
 	case ir.OpFLt, ir.OpFGe, ir.OpFEq, ir.OpFNe, ir.OpILt, ir.OpIGe, ir.OpIEq, ir.OpINe:
 		if !s.fused[in] && !s.loopFused[in] && !s.ifFused[in] {
-			s.compare(in.Op, s.def(in), s.val(in.Args[0]), s.val(in.Args[1]))
+			s.compare(in, s.def(in))
 		}
 	case ir.OpSelect:
 		cin := in.Args[0]
 		a, b := s.val(in.Args[1]), s.val(in.Args[2])
 		if s.fused[cin] {
 			// The comparison's flags choose directly.
-			conds, negate := s.compareFlags(cin.Op, s.val(cin.Args[0]), s.val(cin.Args[1]))
+			conds, negate := s.compareFlags(cin)
 			if negate {
 				a, b = b, a
 			}
@@ -958,40 +958,56 @@ func (s *selector) imul(dst, a, b Reg) {
 	s.emit(AddOp(isa.OpADD), dst, p0, sh)
 }
 
-// compare sets dst to 1 where the comparison holds, else 0. Float
-// comparisons read the flags of a − b (N: <, Z: ==, C: >; NaN clears all,
-// so every ordered comparison with NaN is false and != is true). Integer
-// ones avoid the overflow of a − b: == from a ^ b, < from max(a,b) ^ a.
-func (s *selector) compare(op ir.Op, dst, a, b Reg) {
-	conds, negate := s.compareFlags(op, a, b)
+// compare sets dst to 1 where the comparison c holds, else 0.
+func (s *selector) compare(c *ir.Instr, dst Reg) {
+	conds, negate := s.compareFlags(c)
 	init := int32(0)
 	if negate {
 		init = 1
 	}
 	s.mov(dst, imm(init))
-	for _, c := range conds {
-		s.mov(dst, imm(1-init)).Cond = c
+	for _, cd := range conds {
+		s.mov(dst, imm(1-init)).Cond = cd
 	}
 }
 
-// compareFlags emits the flag-setting op of a comparison and returns the
-// conditions under which it holds (any of them), or, with negate, under
-// which it does not.
-func (s *selector) compareFlags(op ir.Op, a, b Reg) (conds []isa.Cond, negate bool) {
+// compareFlags emits the flag-setting ops of the comparison c and returns
+// the conditions under which it holds (any of them), or, with negate,
+// under which it does not.
+//
+// Float comparisons are IEEE 754's: they read the flags of a − b (N: <,
+// Z: ==, C: >; a NaN result clears all three, so every ordered comparison
+// with NaN is false and != is true). With gradual underflow a − b is zero
+// only when a == b and has the sign of a − b otherwise, so the flags are
+// exact except for two equal infinities, whose difference is NaN: there
+// ==, >= and != would be wrong. Unless an operand is a finite constant,
+// those three get the correction of infinityEqual. Integer comparisons
+// avoid the overflow of a − b: == from a ^ b, < from max(a,b) ^ a.
+func (s *selector) compareFlags(c *ir.Instr) (conds []isa.Cond, negate bool) {
+	a, b := s.val(c.Args[0]), s.val(c.Args[1])
 	sf := func(o Op, x, y Reg) { s.emit(o, nop, x, y).SF = true }
-	switch op {
+	exactFloat := func(holds ...isa.Cond) []isa.Cond {
+		sf(AddOp(isa.OpFSUB), a, b)
+		if neverInfinite(c.Args[0], 4) || neverInfinite(c.Args[1], 4) {
+			return holds
+		}
+		return []isa.Cond{s.infinityEqual(a, b, holds)}
+	}
+	switch c.Op {
 	case ir.OpFLt:
+		// Equal infinities give NaN and "not less": already right.
 		sf(AddOp(isa.OpFSUB), a, b)
 		return []isa.Cond{isa.CondNS}, false
 	case ir.OpFGe:
-		sf(AddOp(isa.OpFSUB), a, b)
-		return []isa.Cond{isa.CondZS, isa.CondCS}, false
+		return exactFloat(isa.CondZS, isa.CondCS), false
 	case ir.OpFEq:
-		sf(AddOp(isa.OpFSUB), a, b)
-		return []isa.Cond{isa.CondZS}, false
+		return exactFloat(isa.CondZS), false
 	case ir.OpFNe:
-		sf(AddOp(isa.OpFSUB), a, b)
-		return []isa.Cond{isa.CondZS}, true
+		conds := exactFloat(isa.CondZS)
+		if len(conds) == 1 && conds[0] == isa.CondZC {
+			return []isa.Cond{isa.CondZS}, false
+		}
+		return conds, true
 	case ir.OpIEq:
 		sf(AddOp(isa.OpXOR), a, b)
 		return []isa.Cond{isa.CondZS}, false
@@ -1002,12 +1018,66 @@ func (s *selector) compareFlags(op ir.Op, a, b Reg) (conds []isa.Cond, negate bo
 		m := s.p.NewTemp()
 		s.emit(AddOp(isa.OpMAX), m, a, b)
 		sf(AddOp(isa.OpXOR), m, a)
-		if op == ir.OpILt {
+		if c.Op == ir.OpILt {
 			return []isa.Cond{isa.CondZC}, false
 		}
 		return []isa.Cond{isa.CondZS}, false
 	}
-	panic("BUG: not a comparison: " + op.String())
+	panic("BUG: not a comparison: " + c.Op.String())
+}
+
+// infinityEqual follows the flags of a − b, under which the comparison
+// holds when one of holds is set, and adds the lanes where a and b are the
+// same infinity: there the bits are equal and FTOI(a) ≠ 0 (FTOI saturates
+// ±inf to ±2^31 and maps NaN, the only other value whose difference with
+// itself is NaN, to 0; for finite a with equal bits the flags already
+// hold). It leaves flags that are Z clear exactly where the comparison
+// holds, and returns that condition.
+func (s *selector) infinityEqual(a, b Reg, holds []isa.Cond) isa.Cond {
+	t := s.p.NewTemp()
+	s.mov(t, imm(0))
+	for _, c := range holds {
+		s.mov(t, imm(1)).Cond = c
+	}
+	u := s.p.NewTemp()
+	s.emit(AddOp(isa.OpFTOI), u, a, Reg{})
+	s.emit(AddOp(isa.OpXOR), nop, a, b).SF = true
+	s.emit(AddOp(isa.OpOR), t, t, u).Cond = isa.CondZS
+	s.setFlags(t)
+	return isa.CondZC
+}
+
+// neverInfinite reports a value that is never ±inf (it may be NaN), so
+// that a comparison with it needs no infinity correction: finite
+// constants, integers converted to float, fract and sign, and selects
+// and min/max of such values, looking depth ops deep.
+func neverInfinite(in *ir.Instr, depth int) bool {
+	switch in.Op {
+	case ir.OpConst:
+		for i := 0; i < max(int(in.Type.Width), 1); i++ {
+			if in.Const[i]&0x7f800000 == 0x7f800000 {
+				return false
+			}
+		}
+		return true
+	case ir.OpIToF, ir.OpFFract, ir.OpFSign:
+		return true
+	case ir.OpSelect, ir.OpFMin, ir.OpFMax:
+		if depth == 0 {
+			return false
+		}
+		args := in.Args
+		if in.Op == ir.OpSelect {
+			args = args[1:]
+		}
+		for _, a := range args {
+			if !neverInfinite(a, depth-1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (s *selector) storeOutput(in *ir.Instr) {

@@ -27,12 +27,37 @@ type Inputs struct {
 	UI          int32
 }
 
+// extremeFloats are the inputs where comparisons of a − b and float
+// quotients of integers go wrong: infinities (equal ones subtract to NaN),
+// NaN, signed zeros, the largest finite values, denormals, and integers
+// beyond 2^24 and near 2^31 (which int() turns into large ints).
+var extremeFloats = []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 0, float32(math.Copysign(0, -1)),
+	math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -1e-40, 16777216, 16777218, -33554436,
+	2147483520, -2147483648, 1e20}
+
+// extremeInts are uniform ints at the ends of the int32 range and beyond
+// 2^24.
+var extremeInts = []int32{math.MaxInt32, math.MinInt32, math.MinInt32 + 1, 1<<24 + 1, -(1<<24 + 3), 1 << 30, 46341, -3}
+
 // NewInputs returns inputs chosen by seed. Lanes get different values:
 // small binary fractions, integers and zeros (where floor, fract, step and
 // comparisons change), and values that are not exactly representable.
+// Every third seed also mixes in extremeFloats and extremeInts (issue 10:
+// infinities, NaN and large integers must compare and divide the same on
+// the hardware as in the IR).
 func NewInputs(seed int64) *Inputs {
 	r := rand.New(rand.NewSource(seed))
+	extreme := seed%3 == 0
+	// A few extreme values per seed, each used often, so that two
+	// operands are often the same infinity.
+	var pool [3]float32
+	for i := range pool {
+		pool[i] = extremeFloats[r.Intn(len(extremeFloats))]
+	}
 	val := func() float32 {
+		if extreme && r.Intn(2) == 0 {
+			return pool[r.Intn(len(pool))]
+		}
 		switch r.Intn(6) {
 		case 0:
 			return float32(r.Intn(9) - 4)
@@ -44,6 +69,9 @@ func NewInputs(seed int64) *Inputs {
 		return float32(r.Intn(129)-64) / 16
 	}
 	in := &Inputs{UI: int32(r.Intn(11) - 5)}
+	if extreme {
+		in.UI = extremeInts[r.Intn(len(extremeInts))]
+	}
 	for l := 0; l < Lanes; l++ {
 		for c := 0; c < 4; c++ {
 			in.VA[l][c], in.VB[l][c] = val(), val()

@@ -436,7 +436,9 @@ func (g *generator) whileLoop(depth int) {
 // not, and values near the integers floor/fract/step care about.
 var floatLits = []string{"0.0", "1.0", "0.5", "2.0", "-1.0", "3.25", "-0.75", "0.1", "10.0", "-2.5", "0.333", "100.0", "1.5", "-4.0", "0.01", "7.0"}
 
-var intLits = []string{"0", "1", "2", "-1", "3", "5", "-7", "16", "100"}
+// intLits include values beyond 2^24, where a float quotient is no longer
+// exact, and the ends of the int32 range the hardware computes in.
+var intLits = []string{"0", "1", "2", "-1", "3", "5", "-7", "16", "100", "16777217", "-16777219", "2147483647", "1073741825"}
 
 func (g *generator) pick(s []string) string { return s[g.c.intn(len(s))] }
 
@@ -637,7 +639,7 @@ func (g *generator) intExpr(t gtype, d int) string {
 	c := g.c
 	e := func(tt gtype) string { return g.expr(tt, d) }
 	same := func() string { return e(t) }
-	switch k := c.intn(12); k {
+	switch k := c.intn(13); k {
 	case 0:
 		return "(" + same() + " + " + same() + ")"
 	case 1:
@@ -668,6 +670,13 @@ func (g *generator) intExpr(t gtype, d int) string {
 			// Division by a lane-varying value that is 0 only on overflow.
 			d := same()
 			return fmt.Sprintf("(%s / (%s * %s + 1))", same(), d, d)
+		}
+	case 9:
+		// Division of and by values over the whole int32 range (ui and
+		// the literals reach 2^31 − 1); a zero divisor is undefined in
+		// GLSL but defined by the IR, so both sides still agree.
+		if t.n == 1 {
+			return fmt.Sprintf("(%s / %s)", same(), g.pick([]string{"ui", "(ui - 1)", same()}))
 		}
 	}
 	return g.leaf(t)

@@ -380,6 +380,11 @@ type TranslationUnit struct {
 	Extensions map[string]bool
 	// InvariantAll is set by #pragma STDGL invariant(all).
 	InvariantAll bool
+	// InvariantBuiltins are the built-in variables declared invariant
+	// (by an invariant statement, or in a vertex shader by
+	// InvariantAll: gl_Position and gl_PointSize), for Link's rules of
+	// section 4.6.4.
+	InvariantBuiltins map[string]bool
 	// Version is the #version number (100).
 	Version int
 }

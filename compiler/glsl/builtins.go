@@ -153,6 +153,33 @@ const (
 	MaxDrawBuffers = 1
 )
 
+// Limits on private variables (unqualified globals, locals, parameters and
+// function results), which GLSL ES leaves to the implementation (section
+// 4.1.9 sets no array size limit; Appendix A §2 allows any resource limit).
+// The IR keeps every component of a private variable as an SSA value, and a
+// dynamically indexed array becomes a select over its elements, so the
+// compile time grows with these sizes: they are fixed so that the largest
+// shader the front end accepts still compiles in bounded time and memory.
+// Parse reports a declaration beyond them at its line, before anything of
+// the declared size is allocated (issue 6 item 2).
+const (
+	// MaxPrivateComponents: scalar components of one private variable
+	// (float a[1024], or mat4 m[64]).
+	MaxPrivateComponents = 1024
+	// MaxPrivateComponentsTotal: scalar components of all private
+	// variables a translation unit declares (each declaration counts
+	// once, wherever it is).
+	MaxPrivateComponentsTotal = 16384
+	// MaxOperands: operands in all expressions of a translation unit
+	// (every operand, parenthesised or not, counts once per nesting).
+	// Real shaders have a few thousand. It equals the IR's own bound
+	// (ir.MaxLoweredInstrs, 2^18 instructions after inlining), which
+	// nearly every source this large exceeds anyway — but only after
+	// building its whole AST and IR (613 MB for 450,000 terms);
+	// stopping at the parse bounds that.
+	MaxOperands = 1 << 18
+)
+
 // builtins builds the outermost scope: built-in variables, constants and
 // function names for the parser's stage.
 func (p *parser) builtins() *scope {
@@ -197,6 +224,8 @@ func (p *parser) builtins() *scope {
 		if p.unit.InvariantAll {
 			s.names["gl_Position"].(*Variable).Invariant = true
 			s.names["gl_PointSize"].(*Variable).Invariant = true
+			p.unit.InvariantBuiltins["gl_Position"] = true
+			p.unit.InvariantBuiltins["gl_PointSize"] = true
 		}
 	} else {
 		v("gl_FragCoord", TypeVec4, StorageLocal, Mediump)

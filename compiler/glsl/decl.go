@@ -1,5 +1,7 @@
 package glsl
 
+import "fmt"
+
 // quals are the qualifiers in front of a declaration.
 type quals struct {
 	invariant bool
@@ -16,9 +18,12 @@ var qualRank = map[string]int{
 }
 
 // invariantBuiltins are the built-in variables that may be redeclared
-// invariant (GLSL ES 1.00 section 4.6.1).
+// invariant (GLSL ES 1.00 section 4.6.1: the vertex shader's outputs, the
+// fragment shader's inputs and outputs; section 4.6.4 excludes
+// gl_FrontFacing, which the invariant statement rejects by name).
 var invariantBuiltins = map[string]bool{
 	"gl_Position": true, "gl_PointSize": true, "gl_FragCoord": true, "gl_FrontFacing": true, "gl_PointCoord": true,
+	"gl_FragColor": true, "gl_FragData": true,
 }
 
 func isQualifier(s string) bool { _, ok := qualRank[s]; return ok }
@@ -106,6 +111,25 @@ func (p *parser) typeSpecifier() (*Type, *StructType) {
 	return nil, nil
 }
 
+// typeSpecifierNoPrec parses a type specifier with its optional array
+// size: GLSL ES 1.00 section 9's type_specifier_no_prec, which allows
+// "float[2] x" in declarations, parameters and structure members as well
+// as "float x[2]".
+func (p *parser) typeSpecifierNoPrec() (*Type, *StructType) {
+	ty, st := p.typeSpecifier()
+	if p.is("[") {
+		line := p.peek().line
+		p.next()
+		n := p.arraySize()
+		p.expect("]")
+		if ty.Kind == Void {
+			p.errorf(line, "void", "cannot declare an array of void")
+		}
+		ty = ArrayOf(ty, n)
+	}
+	return ty, st
+}
+
 func (p *parser) structSpecifier() (*Type, *StructType) {
 	start := p.expect("struct")
 	st := &StructType{Line: start.line}
@@ -126,17 +150,18 @@ func (p *parser) structSpecifier() (*Type, *StructType) {
 		if mq.storage != StorageLocal || mq.invariant {
 			p.errorf(mq.line, mq.tok, "qualifiers are not allowed on structure members")
 		}
-		mt, inner := p.typeSpecifier()
-		if inner != nil && false {
-			_ = inner
-		}
+		mt, _ := p.typeSpecifierNoPrec()
 		if mt.Kind == Void {
 			p.errorf(mq.line, "void", "structure member cannot be void")
 		}
 		for {
 			nt := p.ident()
 			ft := mt
-			if p.accept("[") {
+			if p.is("[") {
+				if mt.Kind == Array {
+					p.errorf(nt.line, nt.text, "arrays of arrays are not allowed")
+				}
+				p.next()
 				ft = ArrayOf(mt, p.arraySize())
 				p.expect("]")
 			}
@@ -225,8 +250,14 @@ func (p *parser) declaration(global bool) Stmt {
 				p.errorf(nt.line, nt.text, "only varyings and built-in shader inputs/outputs can be declared invariant")
 			case v.Used:
 				p.errorf(nt.line, nt.text, "invariant declaration must precede any use of the variable")
+			case v.Name == "gl_FrontFacing" && v.Builtin:
+				// Section 4.6.4: gl_FrontFacing cannot be invariant.
+				p.errorf(nt.line, nt.text, "gl_FrontFacing cannot be declared invariant")
 			default:
 				v.Invariant = true
+				if v.Builtin {
+					p.unit.InvariantBuiltins[v.Name] = true
+				}
 				st.Vars = append(st.Vars, v)
 			}
 			if !p.accept(",") {
@@ -237,7 +268,7 @@ func (p *parser) declaration(global bool) Stmt {
 		return st
 	}
 	q := p.qualifiers()
-	ty, st := p.typeSpecifier()
+	ty, st := p.typeSpecifierNoPrec()
 	ds := &DeclStmt{StmtInfo: StmtInfo{start.line}, Struct: st}
 	if p.accept(";") {
 		if q.any && st == nil {
@@ -328,6 +359,9 @@ func (p *parser) declarator(ds *DeclStmt, q quals, ty *Type, nameTok token) {
 		}
 	}
 	p.checkNewName(nameTok)
+	// The parser builds nothing of a variable's size, so a too large
+	// one keeps its type and its uses are checked as usual.
+	p.checkDeclSize(nameTok.line, nameTok.text, vt, q.storage, "variable")
 	v := &Variable{Name: nameTok.text, Type: vt, Storage: q.storage, Invariant: q.invariant, Global: p.global(), Line: nameTok.line}
 	v.Precision = p.resolvePrecision(nameTok.line, nameTok.text, vt, q.prec)
 	if q.storage == StorageVarying && p.stage == Vertex && p.unit.InvariantAll {
@@ -386,18 +420,23 @@ func (p *parser) function(q quals, ret *Type, nameTok token) Stmt {
 		if pq.invariant || pq.storage == StorageAttribute || pq.storage == StorageUniform || pq.storage == StorageVarying {
 			p.errorf(pq.line, pq.tok, "invalid qualifier on a parameter")
 		}
-		pt, _ := p.typeSpecifier()
+		pt, _ := p.typeSpecifierNoPrec()
 		var pn token
 		if p.peek().kind == tIdent && !keywords[p.peek().text] {
 			pn = p.ident()
 		}
-		if p.accept("[") {
+		if p.is("[") {
+			if pt.Kind == Array {
+				p.errorf(p.peek().line, pn.text, "arrays of arrays are not allowed")
+			}
+			p.next()
 			pt = ArrayOf(pt, p.arraySize())
 			p.expect("]")
 		}
 		if pt.Kind == Void {
 			p.errorf(pq.line, "void", "parameters cannot be void")
 		}
+		p.checkDeclSize(pq.line, pn.text, pt, StorageIn, "parameter")
 		storage := pq.storage
 		if storage == StorageLocal {
 			storage = StorageIn
@@ -511,6 +550,18 @@ func (p *parser) declareFunction(f *Function, nameTok token, isProto bool) *Func
 			if old.Params[i].Storage != f.Params[i].Storage {
 				p.errorf(nameTok.line, f.Name, "parameter qualifiers differ from an earlier declaration")
 				return old
+			}
+		}
+		// A prototype and the definition (or two prototypes) agree on the
+		// precision of the result and of each parameter, after defaults
+		// (GLSL ES 1.00 sections 4.5.3 and 6.1).
+		if old.Precision != f.Precision {
+			p.errorf(nameTok.line, f.Name, "return precision differs from an earlier declaration ("+old.Precision.String()+" vs "+f.Precision.String()+")")
+		}
+		for i := range old.Params {
+			if old.Params[i].Precision != f.Params[i].Precision {
+				p.errorf(nameTok.line, f.Name, fmt.Sprintf("precision of parameter %d differs from an earlier declaration (%s vs %s)",
+					i+1, old.Params[i].Precision, f.Params[i].Precision))
 			}
 		}
 		if isProto {

@@ -23,7 +23,14 @@
 // mat3 columns x..z, vec2 pairs x,y from the top and z,w from the bottom,
 // floats the shortest fitting column run). Which variables are active is
 // the caller's decision; compiler.Link asks after the IR's dead-code
-// removal, Link itself does not check limits.
+// removal, Link itself does not check limits. Parse checks each
+// declaration on its own before anything of its size is built: a uniform
+// or varying that alone exceeds its stage's limit, and private variables
+// beyond MaxPrivateComponents (one) or MaxPrivateComponentsTotal (all),
+// are compile errors at their line (limits.go). Expression, statement and
+// #if nesting is bounded (maxNesting), expression operands are bounded
+// (MaxOperands) and macro expansion is budgeted, so no input exhausts the
+// stack or memory.
 //
 // Sampler arrays may be indexed only by constant-index expressions
 // (Appendix A §5): constant expressions, indices of for loops whose header

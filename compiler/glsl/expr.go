@@ -1,5 +1,7 @@
 package glsl
 
+import "fmt"
+
 // Expression parsing and checking (GLSL ES 1.00 chapter 5).
 
 func (p *parser) bad(line int) Expr {
@@ -39,7 +41,20 @@ func (p *parser) expression() Expr {
 
 var assignOps = map[string]Op{"=": OpAssign, "+=": OpAddAssign, "-=": OpSubAssign, "*=": OpMulAssign, "/=": OpDivAssign}
 
+// nest counts one level of expression nesting (a prefix operator, an
+// assignment's or a conditional's right-hand side), which the recursive
+// descent turns into Go stack: deeper than maxNesting is an error, so no
+// input can exhaust the stack. Use as defer p.nest(t)().
+func (p *parser) nest(t token) func() {
+	p.depth++
+	if p.depth > maxNesting {
+		p.fatal(t, "expression nested too deeply")
+	}
+	return func() { p.depth-- }
+}
+
 func (p *parser) assignment() Expr {
+	defer p.nest(p.peek())()
 	x := p.conditional()
 	t := p.peek()
 	op, ok := assignOps[t.text]
@@ -65,8 +80,10 @@ func (p *parser) assignment() Expr {
 	}
 	rt := p.arithType(binOpOf(op), x.Type(), y.Type())
 	if rt == nil || !rt.Equal(x.Type()) {
-		p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
-			x.Type().String()+"' and a right operand of type '"+y.Type().String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
+				x.Type().String()+"' and a right operand of type '"+y.Type().String()+"'")
+		}
 		a.Ty = errType
 	}
 	return a
@@ -239,8 +256,10 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 		}
 	}
 	if e.Ty == nil {
-		p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
-			a.String()+"' and a right operand of type '"+b.String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
+				a.String()+"' and a right operand of type '"+b.String()+"'")
+		}
 		e.Ty = errType
 		return e
 	}
@@ -255,6 +274,13 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 
 func (p *parser) unary() Expr {
 	t := p.peek()
+	defer p.nest(t)()
+	// Every operand passes here: bound the size of the expression trees
+	// (and what lowering them costs) before they are built.
+	p.operands++
+	if p.operands > MaxOperands {
+		p.fatal(t, fmt.Sprintf("shader too large: more than %d operands in expressions", MaxOperands))
+	}
 	if t.kind == tPunct {
 		var op Op
 		switch t.text {
@@ -297,7 +323,9 @@ func (p *parser) makeUnary(t token, op Op, x Expr) Expr {
 		}
 	}
 	if !ok {
-		p.errorf(t.line, t.text, "wrong operand type: no operation '"+t.text+"' exists that takes an operand of type '"+ty.String()+"'")
+		if !t.repaired {
+			p.errorf(t.line, t.text, "wrong operand type: no operation '"+t.text+"' exists that takes an operand of type '"+ty.String()+"'")
+		}
 		e.Ty = errType
 		return e
 	}
@@ -548,7 +576,16 @@ func (p *parser) primary() Expr {
 				p.errorf(line, "struct", "structure definitions are not allowed in constructors")
 			}
 			if p.is("[") {
+				// GLSL ES 1.00 has no array constructors (section 5.4.4):
+				// one error, then the construct is skipped.
 				p.errorf(line, ty.String(), "array constructors are not allowed")
+				p.next()
+				if !p.is("]") {
+					p.arraySize()
+				}
+				p.expect("]")
+				p.arguments()
+				return p.bad(line)
 			}
 			args := p.arguments()
 			return p.construct(line, ty, args)

@@ -77,7 +77,10 @@ func foldBinary(op Op, a, b, res *Type, x, y Value) Value {
 			case OpMul:
 				s.F = l.F * r.F
 			case OpDiv:
-				s.F = l.F / r.F
+				// As the hardware divides (ir lowers x / y to x·(1/y), the
+				// SFU's correctly rounded reciprocal), so that a folded
+				// quotient equals the one computed at run time.
+				s.F = l.F * float32(1/float64(r.F))
 			}
 		case Int:
 			switch op {

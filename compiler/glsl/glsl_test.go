@@ -194,7 +194,9 @@ func TestLink(t *testing.T) {
 		{"varying type mismatch", "varying vec2 v; void main() {}", fsHeader + "varying vec3 v; void main() { gl_FragColor = vec4(1.0); }", false},
 		{"varying used but not in vs", "void main() {}", fsHeader + "varying vec3 v; void main() { gl_FragColor = vec4(v, 1.0); }", false},
 		{"varying unused not in vs", "void main() {}", fsHeader + "varying vec3 v; void main() { gl_FragColor = vec4(1.0); }", true},
-		{"uniform precision mismatch", "uniform mediump float u; void main() {}", fsHeader + "uniform lowp float u; void main() { gl_FragColor = vec4(u); }", false},
+		// Different precisions fail only where both stages use the
+		// uniform (TestLinkageRules has the cases).
+		{"uniform precision mismatch", "uniform mediump float u; void main() { gl_Position = vec4(u); }", fsHeader + "uniform lowp float u; void main() { gl_FragColor = vec4(u); }", false},
 		{"missing main", "void f() {}", fsHeader + "void main() { gl_FragColor = vec4(1.0); }", false},
 	}
 	for _, tc := range tests {

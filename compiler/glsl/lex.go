@@ -24,6 +24,10 @@ type token struct {
 	// spaceBefore records white space or a comment before the token, which
 	// decides whether "#define F(" starts a function-like macro.
 	spaceBefore bool
+	// repaired marks a reserved operator the parser continues with as a
+	// valid one (checkTokens): its error is reported already, so operand
+	// type errors of the stand-in are not.
+	repaired bool
 }
 
 // puncts lists the operators longest first so that lexing is greedy.
@@ -53,12 +57,16 @@ func lex(src string, errs *ErrorList) []token {
 			toks = append(toks, token{kind: tNewline, line: line})
 			line++
 			i++
-		case c == '\\' && i+1 < len(src) && src[i+1] == '\n':
+		case c == '\\' && (i+1 < len(src) && src[i+1] == '\n' || i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n'):
+			// GLSL ES 1.00 has no line continuation (section 3.1: the
+			// backslash is not in the character set; ES 3.00 added it).
+			// Report it and join the lines, so that parsing goes on.
+			*errs = append(*errs, Error{Line: line, Token: "\\", Msg: "line continuation is not allowed in GLSL ES 1.00"})
 			line++
 			i += 2
-		case c == '\\' && i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n':
-			line++
-			i += 3
+			if src[i-1] == '\r' {
+				i++
+			}
 		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
 			i++
 		case c == '/' && i+1 < len(src) && src[i+1] == '/':

@@ -204,7 +204,9 @@ func TestCountResources(t *testing.T) {
 			func(r Resources) int { return r.VaryingVectors }, 17, "GL_MAX_VARYING_VECTORS"},
 		{"64 varying floats", varyings("varying float f[16], g[16], h[16], k[16];\n", "f[0] + g[0] + h[0] + k[0]"),
 			func(r Resources) int { return r.VaryingVectors }, 16, ""},
-		{"float array longer than the grid", varyings("varying float f[17];\n", "f[0]"),
+		// (A single variable larger than a whole limit is a compile error:
+		// see TestDeclarationSizeLimits.)
+		{"float array longer than the rows left", varyings("varying vec4 a[15]; varying float f[2];\n", "a[0].x + f[0]"),
 			func(r Resources) int { return r.VaryingVectors }, 17, "at least 17 are needed"},
 		{"varying not read by the fragment shader", program{"varying vec4 v[16]; varying vec4 w;\nvoid main() { gl_Position = vec4(0.0); w = vec4(1.0); }",
 			fsPre + "varying vec4 v[16]; varying vec4 w;\nvoid main() { gl_FragColor = v[1]; }"},
@@ -221,7 +223,7 @@ func TestCountResources(t *testing.T) {
 			func(r Resources) int { return r.FragmentUniformVectors }, 257, "GL_MAX_FRAGMENT_UNIFORM_VECTORS = 256"},
 		{"fragment uniform structure", fsUniforms("struct S { vec3 p; float f; mat2 m; }; uniform S s[64];\n", "s[0].f"),
 			func(r Resources) int { return r.FragmentUniformVectors }, 192, ""},
-		{"fragment uniform structure too big", fsUniforms("struct S { vec3 p; float f; mat2 m; }; uniform S s[86];\n", "s[0].f"),
+		{"fragment uniform structure too big", fsUniforms("struct S { vec3 p; float f; mat2 m; }; uniform S s[85]; uniform S t;\n", "s[0].f + t.f"),
 			func(r Resources) int { return r.FragmentUniformVectors }, 258, "GL_MAX_FRAGMENT_UNIFORM_VECTORS"},
 		{"unused uniform not counted", fsUniforms("uniform vec4 u[256]; uniform vec4 w[8];\n", "u[0].x"),
 			func(r Resources) int { return r.FragmentUniformVectors }, 256, ""},
@@ -230,7 +232,7 @@ func TestCountResources(t *testing.T) {
 			func(r Resources) int { return r.FragmentSamplers }, 16, ""},
 		{"17 fragment samplers", fsUniforms("uniform sampler2D s[16]; uniform samplerCube c;\n", "texture2D(s[0], vec2(0.0)).x + textureCube(c, vec3(1.0)).x"),
 			func(r Resources) int { return r.FragmentSamplers }, 17, "GL_MAX_TEXTURE_IMAGE_UNITS = 16"},
-		{"17 vertex samplers", vsUniforms("uniform sampler2D s[17];\n", "texture2DLod(s[0], vec2(0.0), 0.0).x"),
+		{"17 vertex samplers", vsUniforms("uniform sampler2D s[16]; uniform sampler2D t;\n", "texture2DLod(s[0], vec2(0.0), 0.0).x + texture2DLod(t, vec2(0.0), 0.0).x"),
 			func(r Resources) int { return r.VertexSamplers }, 17, "GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS = 16"},
 		{"sampler in both shaders counts once", program{
 			"uniform sampler2D s[16];\nvoid main() { gl_Position = texture2DLod(s[1], vec2(0.0), 0.0); }",

@@ -1,6 +1,7 @@
 package glsl
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -11,10 +12,15 @@ import (
 func Parse(stage Stage, source string) (*TranslationUnit, ErrorList) {
 	var errs ErrorList
 	toks, version, exts, invAll := preprocess(stage, source, &errs)
-	unit := &TranslationUnit{Stage: stage, Extensions: exts, InvariantAll: invAll, Version: version}
+	unit := &TranslationUnit{Stage: stage, Extensions: exts, InvariantAll: invAll, Version: version, InvariantBuiltins: map[string]bool{}}
 	p := &parser{toks: toks, errs: &errs, unit: unit, stage: stage}
 	p.run()
 	if len(errs) > 0 {
+		// The preprocessor, the token checks and the parser each report
+		// in source order; merged by line, the log reads top to bottom as
+		// glslangValidator's does (a #line directive can make lines
+		// non-monotonic; the sort is stable).
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return unit, errs
 	}
 	return unit, nil
@@ -27,7 +33,7 @@ type bailout struct{ fatal bool }
 
 // maxSyntaxErrors stops the parse after this many syntax errors, so that
 // garbage input does not produce an error per token.
-const maxSyntaxErrors = 20
+const maxSyntaxErrors = 1000
 
 // symbol kinds in a scope: *Variable, *Type (a struct name) or *funcSet.
 type funcSet struct{ overloads []*Function }
@@ -53,6 +59,11 @@ type parser struct {
 	builtinFuncs map[string][]builtinSig
 	calledFuncs  map[*Function]bool
 	depth        int
+	// privateComponents counts the components of the private variables
+	// declared so far (see checkDeclSize).
+	privateComponents int
+	// operands counts the operands parsed so far (see MaxOperands).
+	operands     int
 	syntaxErrors int
 	skippedNames map[string]bool // names declared by declarations skipped after syntax errors
 	loopIndices  []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
@@ -237,30 +248,53 @@ func (p *parser) run() {
 	}
 }
 
-// checkTokens rejects tokens that may appear only in preprocessor
-// directives: invalid characters, reserved operators, malformed numbers.
+// checkTokens reports the tokens that may appear only in preprocessor
+// directives or not at all: invalid characters, reserved operators,
+// malformed numbers and reserved keywords, each at its own line. It then
+// repairs the stream so that parsing goes on and later errors are
+// reported too: an invalid character or stray '#' is dropped, a reserved
+// operator becomes the valid one of the same form (% and the bit
+// operators become *, ~ becomes -), a malformed number becomes 0 or 0.0,
+// and a reserved keyword is parsed as an identifier.
 func (p *parser) checkTokens() {
+	out := p.toks[:0]
 	for _, t := range p.toks {
 		switch t.kind {
 		case tInvalid:
-			p.fatal(t, "invalid character")
+			p.errorf(t.line, t.text, "invalid character")
+			continue
 		case tPunct:
-			switch t.text {
-			case "%", "~", "<<", ">>", "&", "|", "^", "%=", "<<=", ">>=", "&=", "|=", "^=":
-				p.fatal(t, "reserved operator")
-			case "#", "##":
-				p.fatal(t, "unexpected preprocessor token")
+			if repl, ok := reservedOps[t.text]; ok {
+				p.errorf(t.line, t.text, "reserved operator")
+				t.text, t.repaired = repl, true
+			} else if t.text == "#" || t.text == "##" {
+				p.errorf(t.line, t.text, "unexpected preprocessor token")
+				continue
 			}
 		case tNumber:
 			if _, _, ok := numberValue(t.text); !ok {
-				p.fatal(t, "invalid number")
+				p.errorf(t.line, t.text, "invalid number")
+				if strings.ContainsAny(t.text, ".eE") && !strings.HasPrefix(strings.ToLower(t.text), "0x") {
+					t.text = "0.0"
+				} else {
+					t.text = "0"
+				}
 			}
 		case tIdent:
 			if reservedWords[t.text] {
-				p.fatal(t, "reserved keyword")
+				p.errorf(t.line, t.text, "reserved keyword")
 			}
 		}
+		out = append(out, t)
 	}
+	p.toks = out
+}
+
+// reservedOps are the operators GLSL ES 1.00 reserves (section 5.1), with
+// the valid operator of the same form that parsing continues with.
+var reservedOps = map[string]string{
+	"%": "*", "~": "-", "<<": "*", ">>": "*", "&": "*", "|": "*", "^": "*",
+	"%=": "*=", "<<=": "*=", ">>=": "*=", "&=": "*=", "|=": "*=", "^=": "*=",
 }
 
 // numberValue classifies a number token: isFloat, its value, validity.
@@ -458,6 +492,12 @@ func precisionKind(t *Type) Kind {
 func (p *parser) resolvePrecision(line int, name string, t *Type, prec Precision) Precision {
 	k := precisionKind(t)
 	if k == Void {
+		// GLSL ES 1.00 section 4.5.2: precision qualifiers apply to
+		// float, int and sampler types (and vectors, matrices and arrays
+		// of them) only.
+		if prec != PrecisionNone {
+			p.errorf(line, name, "precision qualifiers apply only to float, int and sampler types, not to "+t.String())
+		}
 		return PrecisionNone
 	}
 	if prec != PrecisionNone {

@@ -65,6 +65,7 @@ type ppExpr struct {
 	pos    int
 	line   int
 	failed bool
+	depth  int // nesting of unary operators and parentheses
 }
 
 func (e *ppExpr) fail(tok, msg string) int64 {
@@ -155,6 +156,13 @@ func (e *ppExpr) unary(eval bool) int64 {
 	}
 	t := e.toks[e.pos]
 	e.pos++
+	// Prefix operators and parentheses recurse: bound them as the
+	// parser bounds expressions, so no #if can exhaust the stack.
+	e.depth++
+	defer func() { e.depth-- }()
+	if e.depth > maxNesting {
+		return e.fail(t.text, "preprocessor expression nested too deeply")
+	}
 	switch {
 	case t.kind == tPunct && (t.text == "+" || t.text == "-" || t.text == "~" || t.text == "!"):
 		v := e.unary(eval)

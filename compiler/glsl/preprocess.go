@@ -1,6 +1,7 @@
 package glsl
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -121,7 +122,11 @@ func (p *preprocessor) expand(toks []token, hide map[string]bool, depth int) []t
 	p.budget += len(toks)
 	if depth > 64 || p.budget > maxExpansion {
 		if !p.overflowed && len(toks) > 0 {
-			p.errorf(toks[0].line, toks[0].text, "macro expansion too deep or too large")
+			msg := "macro expansion nested too deeply"
+			if depth <= 64 {
+				msg = fmt.Sprintf("shader too large: more than %d tokens after macro expansion", maxExpansion)
+			}
+			p.errorf(toks[0].line, toks[0].text, msg)
 		}
 		p.overflowed = true
 		return nil

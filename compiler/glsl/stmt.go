@@ -94,10 +94,35 @@ func (p *parser) statement() Stmt {
 		if p.isTypeStart() && p.peekAt(1).text == ";" {
 			return p.declaration(false)
 		}
+		if p.isTypeStart() && p.peekAt(1).text == "[" && p.arrayTypeDeclares() {
+			return p.declaration(false)
+		}
 	}
 	e := p.expression()
 	p.expect(";")
 	return &ExprStmt{StmtInfo: StmtInfo{line}, X: e}
+}
+
+// arrayTypeDeclares reports whether the type name at the current token and
+// the brackets after it are followed by an identifier: "float[2] x" is a
+// declaration, "float[2](...)" an (invalid) array constructor.
+func (p *parser) arrayTypeDeclares() bool {
+	depth := 0
+	for i := 1; ; i++ {
+		t := p.peekAt(i)
+		switch {
+		case t.kind == tEOF:
+			return false
+		case t.text == "[" && t.kind == tPunct:
+			depth++
+		case t.text == "]" && t.kind == tPunct:
+			depth--
+			if depth == 0 {
+				n := p.peekAt(i + 1)
+				return n.kind == tIdent && !keywords[n.text]
+			}
+		}
+	}
 }
 
 // block parses { statements } in the current scope.

@@ -168,6 +168,7 @@ func (t *Type) Column() *Type { return VectorType(Float, t.Size()) }
 // Components returns the number of scalar components in the flattened
 // value: vector size, N*N for matN, the sum over fields and elements for
 // structs and arrays, and 0 for void and samplers (which hold no value).
+// Absurd sizes (nested arrays of 2^31 elements) saturate at 2^40.
 func (t *Type) Components() int {
 	switch {
 	case t.IsScalar() || t.IsVector():
@@ -175,11 +176,11 @@ func (t *Type) Components() int {
 	case t.IsMatrix():
 		return t.Size() * t.Size()
 	case t.Kind == Array:
-		return t.Len * t.Elem.Components()
+		return satMul(t.Len, t.Elem.Components())
 	case t.Kind == Struct:
 		n := 0
 		for _, f := range t.Struct.Fields {
-			n += f.Type.Components()
+			n = min(n+f.Type.Components(), packSize)
 		}
 		return n
 	}

@@ -690,29 +690,43 @@ func (l *lowerer) fdiv(x, y *Instr) *Instr {
 	return l.emit(OpFMul, x.Type, x, l.emit(OpRcp, y.Type, y))
 }
 
-// idiv divides integers, truncating, through float: the float quotient of
-// operands below 2^24 is within one of the true one; the remainder check
-// corrects it. That covers GLSL ES 1.00's highp int range (±2^16, §4.5.2);
-// beyond 2^24 the result may be off by more than one.
+// idiv divides integers, truncating toward zero, exactly over the whole
+// int32 range the hardware computes in (GL reports highp int as 32-bit;
+// MinInt32 / −1 wraps to MinInt32, as in Go). It works on the magnitudes
+// X = |x|, Y = |y| (0..2^31, as uint32 bits) through float:
+//
+//   - q0 = FTOI(X·c/Y) with c = 1 − 2^−20: X, Y, 1/Y and the product are
+//     each rounded once (relative error ≤ 2^−24 each), so the factor c
+//     makes the estimate fall below the true X/Y and q0 ≤ ⌊X/Y⌋, missing
+//     it by at most ⌊X/Y⌋·2^−19 + 1 ≤ 2^12 + 1;
+//   - R0 = X − q0·Y is then exact in uint32 (0 ≤ R0 ≤ X ≤ 2^31), and the
+//     same estimate of R0/Y gives d ≤ ⌊R0/Y⌋ missing it by at most 1;
+//   - R1 = R0 − d·Y lies in [0, 2Y), so one more unit is added exactly
+//     when R1 − Y ≥ 0 (as int32: both below 2^31 apart).
+//
+// The sign is applied last. Division by zero gives an unspecified value
+// (GLSL leaves it undefined), the same on the hardware and in Interpret.
 func (l *lowerer) idiv(x, y *Instr) *Instr {
 	t := x.Type
 	ft := Vec(BaseFloat, int(t.Width))
-	bt := Vec(BaseBool, int(t.Width))
-	fq := l.fdiv(l.emit(OpIToF, ft, x), l.emit(OpIToF, ft, y))
-	q := l.emit(OpFToI, t, l.emit(OpFTrunc, ft, fq))
-	zero := l.b.Const(t, 0)
-	// sgn = ±1: the sign of the true quotient.
-	neg := l.emit(OpILt, bt, l.emit(OpIXor, t, x, y), zero)
-	sgn := l.emit(OpSelect, t, neg, l.b.Const(t, 0xffffffff), l.b.Const(t, 1))
-	r := l.emit(OpISub, t, x, l.emit(OpIMul, t, q, y))
-	absR := l.emit(OpIMax, t, r, l.emit(OpISub, t, zero, r))
-	absY := l.emit(OpIMax, t, y, l.emit(OpISub, t, zero, y))
-	// |r| ≥ |y|: q is one too small in magnitude.
-	q = l.emit(OpSelect, t, l.emit(OpIGe, bt, absR, absY), l.emit(OpIAdd, t, q, sgn), q)
-	// r has the wrong sign (r ≠ 0 and sign(r) ≠ sign(x)): one too large.
-	r = l.emit(OpISub, t, x, l.emit(OpIMul, t, q, y))
-	wrong := l.emit(OpBAnd, bt, l.emit(OpINe, bt, r, zero), l.emit(OpILt, bt, l.emit(OpIXor, t, r, x), zero))
-	return l.emit(OpSelect, t, wrong, l.emit(OpISub, t, q, sgn), q)
+	c := func(v uint32) *Instr { return l.b.Const(t, v) }
+	fc := func(v float32) *Instr { return l.b.Const(ft, FloatBits(v)) }
+	sx := l.emit(OpIShr, t, x, c(31)) // 0 or −1
+	sy := l.emit(OpIShr, t, y, c(31))
+	X := l.emit(OpISub, t, l.emit(OpIXor, t, x, sx), sx)
+	Y := l.emit(OpISub, t, l.emit(OpIXor, t, y, sy), sy)
+	// |float(int32(v))| is v for v = 2^31 (bits of MinInt32) too.
+	toF := func(v *Instr) *Instr { return l.emit(OpFAbs, ft, l.emit(OpIToF, ft, v)) }
+	rcpY := l.emit(OpFMul, ft, l.emit(OpRcp, ft, toF(Y)), fc(1-1.0/(1<<20)))
+	q0 := l.emit(OpFToI, t, l.emit(OpFMul, ft, toF(X), rcpY))
+	r0 := l.emit(OpISub, t, X, l.emit(OpIMul, t, q0, Y))
+	d := l.emit(OpFToI, t, l.emit(OpFMul, ft, toF(r0), rcpY))
+	r1 := l.emit(OpISub, t, r0, l.emit(OpIMul, t, d, Y))
+	// q0 + d + 1 + ((R1 − Y) >> 31): the last term is −1 when R1 < Y.
+	lt := l.emit(OpIShr, t, l.emit(OpISub, t, r1, Y), c(31))
+	q := l.emit(OpIAdd, t, l.emit(OpIAdd, t, q0, d), l.emit(OpIAdd, t, lt, c(1)))
+	s := l.emit(OpIXor, t, sx, sy)
+	return l.emit(OpISub, t, l.emit(OpIXor, t, q, s), s)
 }
 
 // matVec is Σ_c column_c · v[c].
