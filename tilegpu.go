@@ -133,8 +133,11 @@ type Stats struct {
 	Tiles        uint64 // tiles rendered
 	Fragments    uint64 // fragments shaded
 	Vertices     uint64 // vertices shaded
-	Jobs         int    // jobs submitted to the kernel
-	Draws        int    // draws the driver accepted
+	// HSRPrimitives counts primitives never rasterised because a later
+	// opaque run covered their tile (hidden-surface removal).
+	HSRPrimitives uint64
+	Jobs          int // jobs submitted to the kernel
+	Draws         int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -149,13 +152,14 @@ func (c *Context) Stats() Stats {
 	}
 	ds := c.pctx.Stats()
 	return Stats{
-		Instructions: rd(kernel.ParamPerfQPUInstructions),
-		Triangles:    rd(kernel.ParamPerfTriangles),
-		Tiles:        rd(kernel.ParamPerfTiles),
-		Fragments:    rd(kernel.ParamPerfFragments),
-		Vertices:     rd(kernel.ParamPerfVertices),
-		Jobs:         ds.JobsSubmitted,
-		Draws:        ds.Draws,
+		Instructions:  rd(kernel.ParamPerfQPUInstructions),
+		Triangles:     rd(kernel.ParamPerfTriangles),
+		Tiles:         rd(kernel.ParamPerfTiles),
+		Fragments:     rd(kernel.ParamPerfFragments),
+		Vertices:      rd(kernel.ParamPerfVertices),
+		HSRPrimitives: rd(kernel.ParamPerfHSRPrimitives),
+		Jobs:          ds.JobsSubmitted,
+		Draws:         ds.Draws,
 	}
 }
 

@@ -33,6 +33,12 @@
 //     jobs handed to Config.Cores workers. A worker walks its tile list,
 //     collects runs of primitives with the same state, shades their unique
 //     vertices (dedupe table, 16-vertex batches) and rasterises them.
+//   - hsr.go: hidden-surface removal inside the tile. A scan of the tile
+//     list finds the newest run of opaque, non-discarding primitives whose
+//     triangles cover the whole tile (coverage-only rasterisation of its
+//     shaded vertices) where skipping earlier work leaves depth and stencil
+//     exact; the render walk then drops the primitives before it
+//     (PERF_HSR_PRIMITIVES).
 //   - clip.go, raster.go: exact clipping in clip space (near, far, w > 0 and a
 //     2^20-pixel guard band) with varying interpolation, then 8-bit sub-pixel
 //     fixed-point edge functions evaluated at pixel centres (x+0.5, y+0.5)

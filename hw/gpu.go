@@ -47,7 +47,10 @@ type GPU struct {
 
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
+		hsrPrimitives                                          atomic.Uint64
 	}
+	// noHSR turns hidden-surface removal off (tests compare both paths).
+	noHSR bool
 
 	render *renderer
 
@@ -289,6 +292,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.vertices)
 	case RegPerfVerticesHi:
 		return hi(&g.perf.vertices)
+	case RegPerfHSRPrimitives:
+		return lo(&g.perf.hsrPrimitives)
+	case RegPerfHSRPrimitivesHi:
+		return hi(&g.perf.hsrPrimitives)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -306,6 +313,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
+	hsrPrimitives                                   uint64
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
@@ -320,6 +328,9 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.vertices != 0 {
 		g.perf.vertices.Add(p.vertices)
+	}
+	if p.hsrPrimitives != 0 {
+		g.perf.hsrPrimitives.Add(p.hsrPrimitives)
 	}
 	*p = perfCounts{}
 }

@@ -211,6 +211,15 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 		return nil
 	}
 
+	if w.hsr.covering {
+		var e0, e1, e2 edge
+		e0.setup(b, c)
+		e1.setup(c, a)
+		e2.setup(a, b)
+		w.cover(&e0, &e1, &e2, px0, py0, px1, py1)
+		return nil
+	}
+
 	// Plane equations relative to a.
 	I := &r.I
 	dx1, dy1 := b.x-a.x, b.y-a.y

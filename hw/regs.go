@@ -108,6 +108,11 @@ const (
 	RegPerfVertices          Reg = 0x620
 	RegPerfVerticesHi        Reg = 0x624
 
+	// Fixed-function counters (hidden-surface removal, rasteriser), from
+	// 0x680 up.
+	RegPerfHSRPrimitives   Reg = 0x680 // TILE_PRIMITIVEs dropped by hidden-surface removal
+	RegPerfHSRPrimitivesHi Reg = 0x684
+
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores
 	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)

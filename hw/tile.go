@@ -116,6 +116,7 @@ type worker struct {
 	frag fragBatch
 	perf perfCounts // added to GPU.perf at the end of each tile
 	memo blendMemo
+	hsr  hsrScan
 
 	rec [maxRecordSize]byte
 }
@@ -159,7 +160,15 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 		case opStoreTileBuffer:
 			err = w.loadStore(rec, true)
 		case opBranchToSubList:
-			err = w.walk(u32(rec, 1), stop)
+			skip := 0
+			if !w.g.noHSR {
+				// A list the scan cannot get through is rendered in order,
+				// so it fails exactly where it always did.
+				if skip, err = w.scanTile(u32(rec, 1), stop); err == errAborted {
+					return err
+				}
+			}
+			err = w.walk(u32(rec, 1), skip, stop)
 		}
 		if err != nil {
 			return err
@@ -168,13 +177,17 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	return nil
 }
 
-// walk executes a tile list until RETURN_FROM_SUB_LIST.
-func (w *worker) walk(va uint32, stop *atomic.Bool) error {
+// walk executes a tile list until RETURN_FROM_SUB_LIST. TILE_PRIMITIVEs
+// whose ordinal in the walk is below skip are hidden (hsr.go) and dropped;
+// every state record is still applied.
+func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.st = defaultRenderState()
 	w.memo.valid = false
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
+	var rd listReader
+	rd.init(w.m)
 	for count := 0; ; count++ {
 		if count >= maxTileRecords {
 			return clErrorf("tile list at %#x: more than %d records", va, maxTileRecords)
@@ -182,20 +195,12 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		if count&63 == 63 && (stop.Load() || w.r.e.aborted(w.r.gen)) {
 			return errAborted
 		}
-		if f := w.m.read(va, w.rec[:1]); f != nil {
-			return f
+		rec, err := rd.next(va, &w.rec)
+		if err != nil {
+			return err
 		}
-		op := w.rec[0]
-		n := int(recordSize[op])
-		if n == 0 {
-			return clErrorf("tile list at %#x: unknown opcode %d", va, op)
-		}
-		if n > 1 {
-			if f := w.m.read(va+1, w.rec[1:n]); f != nil {
-				return f
-			}
-		}
-		rec := w.rec[:n]
+		op := rec[0]
+		n := len(rec)
 		va += uint32(n)
 		switch op {
 		case opNOP:
@@ -204,6 +209,13 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		case opReturnFromSubList:
 			return w.flushSegment()
 		case opTilePrimitive:
+			if count < skip {
+				if rec[1] > tilePrimTriangle {
+					return clErrorf("TILE_PRIMITIVE mode %d", rec[1])
+				}
+				w.perf.hsrPrimitives++
+				continue
+			}
 			if err := w.addPrim(rec); err != nil {
 				return err
 			}
@@ -336,6 +348,14 @@ func (w *worker) addPrim(r []byte) error {
 			return err
 		}
 	}
+	v := [3]uint32{u32(r, 2), u32(r, 6), u32(r, 10)}
+	w.queuePrim(kind, &v)
+	return nil
+}
+
+// queuePrim appends a primitive to the segment, giving each vertex a slot
+// in the segment's dedupe table; the segment has room for it.
+func (w *worker) queuePrim(kind uint8, vs *[3]uint32) {
 	if len(w.prims) == 0 && len(w.uniq) == 0 {
 		w.stamp++
 		if w.stamp == 0 { // wrapped: forget every old stamp
@@ -345,7 +365,7 @@ func (w *worker) addPrim(r []byte) error {
 	}
 	p := segPrim{kind: kind}
 	for k := 0; k <= int(kind); k++ {
-		v := u32(r, 2+4*k)
+		v := vs[k]
 		h := (v * 0x9E3779B1) >> (32 - 12)
 		for {
 			if w.hstamp[h] != w.stamp {
@@ -362,7 +382,6 @@ func (w *worker) addPrim(r []byte) error {
 		p.slot[k] = w.hslot[h]
 	}
 	w.prims = append(w.prims, p)
-	return nil
 }
 
 // flushSegment shades the segment's vertices and rasterises its primitives.

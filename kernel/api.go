@@ -56,6 +56,9 @@ const (
 	ParamPerfVertices        // vertices shaded
 
 	ParamNumPriorities // context priority levels SetPriority accepts (2)
+
+	// Fixed-function counters of the GPU (all contexts), as 64-bit values.
+	ParamPerfHSRPrimitives // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
 )
 
 // GetParamArgs is the argument of File.GetParam.

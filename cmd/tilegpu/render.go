@@ -135,6 +135,7 @@ func cmdBench(args []string) error {
 	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
+	fmt.Fprintln(stdout, countersLine(ctx.Stats(), *frames+1))
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {
@@ -143,6 +144,13 @@ func cmdBench(args []string) error {
 		return writePNG(*out, img)
 	}
 	return nil
+}
+
+// countersLine formats the GPU's performance counters over the frames
+// rendered (warm-up included), one key=value per counter.
+func countersLine(st tilegpu.Stats, frames int) string {
+	return fmt.Sprintf("counters frames=%d instructions=%d vertices=%d triangles=%d fragments=%d tiles=%d hsr_primitives=%d draws=%d jobs=%d",
+		frames, st.Instructions, st.Vertices, st.Triangles, st.Fragments, st.Tiles, st.HSRPrimitives, st.Draws, st.Jobs)
 }
 
 func writePNG(path string, img image.Image) error {
