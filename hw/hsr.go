@@ -263,6 +263,7 @@ func (w *worker) covers(c *hsrCandidate) (int, error) {
 		return 0, err
 	}
 	w.setupRaster()
+	w.newWindowSegment()
 	r := &w.ras
 	// A scissor that cuts the tile leaves pixels uncovered: no need to look.
 	if r.x0 != w.x0 || r.y0 != w.y0 || r.x1 != w.x1 || r.y1 != w.y1 {

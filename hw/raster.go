@@ -149,10 +149,18 @@ func (w *worker) drawTriangle(p *segPrim) error {
 	nv := r.nvary
 	flat := o[2][5 : 5+nv] // provoking vertex: the last
 	if or == 0 {
+		// Window positions are computed once per vertex of the segment: in a
+		// mesh each vertex is shared by about six triangles.
+		var v [3]*winVert
 		for k := 0; k < 3; k++ {
-			w.toWindow(pos[k], o[k][5:5+nv], &r.verts[k])
+			slot := p.slot[k]
+			v[k] = &w.win[slot]
+			if w.winStamp[slot] != w.winSeg {
+				w.winStamp[slot] = w.winSeg
+				w.toWindow(pos[k], o[k][5:5+nv], v[k])
+			}
 		}
-		return w.rasterTri(&r.verts[0], &r.verts[1], &r.verts[2], flat, false)
+		return w.rasterTri(v[0], v[1], v[2], flat, false)
 	}
 	poly := &r.poly
 	for k := 0; k < 3; k++ {
@@ -211,15 +219,66 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 		return nil
 	}
 
+	// Edge functions, biased so "inside" is E >= 0 under the fill rule.
+	var e0, e1, e2 edge
+	e0.setup(b, c)
+	e1.setup(c, a)
+	e2.setup(a, b)
 	if w.hsr.covering {
-		var e0, e1, e2 edge
-		e0.setup(b, c)
-		e1.setup(c, a)
-		e2.setup(a, b)
 		w.cover(&e0, &e1, &e2, px0, py0, px1, py1)
 		return nil
 	}
+	// The plane equations are set up when the first quad is found covered:
+	// most triangles of a dense mesh cover no pixel centre at all.
+	planes := false
 
+	// Walk 2×2 quads from the even-aligned corner.
+	qx0, qy0 := px0&^1, py0&^1
+	cx := int64(qx0)*subPixelOne + subPixelOne/2
+	cy := int64(qy0)*subPixelOne + subPixelOne/2
+	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
+	for y := qy0; y < py1; y += 2 {
+		f0, f1, f2 := r0, r1, r2
+		for x := qx0; x < px1; x += 2 {
+			var mask uint16
+			// lane 0 (x,y) 1 (x+1,y) 2 (x,y+1) 3 (x+1,y+1)
+			if f0|f1|f2 >= 0 {
+				mask |= 1
+			}
+			g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
+			if g0|g1|g2 >= 0 {
+				mask |= 2
+			}
+			if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
+				mask |= 4
+			}
+			if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
+				mask |= 8
+			}
+			if mask != 0 {
+				mask &= rectMask(x, y, px0, py0, px1, py1)
+				if mask != 0 {
+					if !planes {
+						w.setupPlanes(a, b, c, flat, line, front)
+						planes = true
+					}
+					if err := w.emitQuad(x, y, mask); err != nil {
+						return err
+					}
+				}
+			}
+			f0, f1, f2 = g0+e0.sx, g1+e1.sx, g2+e2.sx
+		}
+		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
+	}
+	return nil
+}
+
+// setupPlanes builds the interpolation planes of triangle a, b, c (in
+// rasterTri's counter-clockwise order).
+func (w *worker) setupPlanes(a, b, c *winVert, flat []float32, line, front bool) {
+	s := &w.st
+	r := &w.ras
 	// Plane equations relative to a.
 	I := &r.I
 	dx1, dy1 := b.x-a.x, b.y-a.y
@@ -258,48 +317,6 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 	}
 	I.point = false
 
-	// Edge functions, biased so "inside" is E >= 0 under the fill rule.
-	var e0, e1, e2 edge
-	e0.setup(b, c)
-	e1.setup(c, a)
-	e2.setup(a, b)
-
-	// Walk 2×2 quads from the even-aligned corner.
-	qx0, qy0 := px0&^1, py0&^1
-	cx := int64(qx0)*subPixelOne + subPixelOne/2
-	cy := int64(qy0)*subPixelOne + subPixelOne/2
-	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
-	for y := qy0; y < py1; y += 2 {
-		f0, f1, f2 := r0, r1, r2
-		for x := qx0; x < px1; x += 2 {
-			var mask uint16
-			// lane 0 (x,y) 1 (x+1,y) 2 (x,y+1) 3 (x+1,y+1)
-			if f0|f1|f2 >= 0 {
-				mask |= 1
-			}
-			g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
-			if g0|g1|g2 >= 0 {
-				mask |= 2
-			}
-			if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
-				mask |= 4
-			}
-			if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
-				mask |= 8
-			}
-			if mask != 0 {
-				mask &= rectMask(x, y, px0, py0, px1, py1)
-				if mask != 0 {
-					if err := w.emitQuad(x, y, mask); err != nil {
-						return err
-					}
-				}
-			}
-			f0, f1, f2 = g0+e0.sx, g1+e1.sx, g2+e2.sx
-		}
-		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
-	}
-	return nil
 }
 
 // rectMask keeps the lanes of quad (x,y) inside [x0,x1)×[y0,y1).

@@ -111,6 +111,12 @@ type worker struct {
 	vout    []float32 // per unique vertex: x y z w psize varyings...
 	vstride int
 
+	// win[slot] is the window position of the segment's vertex slot, valid
+	// when winStamp[slot] == winSeg (bumped for every shaded segment).
+	win      [segMaxVerts]winVert
+	winStamp [segMaxVerts]uint32
+	winSeg   uint32
+
 	clip clipper
 	ras  rasterState
 	frag fragBatch
@@ -393,6 +399,7 @@ func (w *worker) flushSegment() error {
 		return err
 	}
 	w.setupRaster()
+	w.newWindowSegment()
 	for i := range w.prims {
 		if i&15 == 15 && w.r.e.aborted(w.r.gen) {
 			return errAborted
@@ -408,6 +415,16 @@ func (w *worker) flushSegment() error {
 	// the kernel's watchdog sees a long tile making progress.
 	w.perf.flushTo(w.g)
 	return err
+}
+
+// newWindowSegment forgets the cached window positions (the vertex slots
+// now hold another segment's vertices, or the viewport changed).
+func (w *worker) newWindowSegment() {
+	w.winSeg++
+	if w.winSeg == 0 { // wrapped: forget every old stamp
+		w.winStamp = [segMaxVerts]uint32{}
+		w.winSeg = 1
+	}
 }
 
 // shadeVertices runs the vertex shader on the segment's unique vertices.
