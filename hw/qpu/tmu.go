@@ -504,6 +504,18 @@ func (u *TMU) bilinearLevel(n int, mask uint16, S, T *[Lanes]float32, out *[4][L
 		wq[2][l] = float32((1 - alpha) * beta)
 		wq[3][l] = float32(alpha * beta)
 	}
+	filterBilinear(tx, wq, out)
+	for ; slow != 0; slow &= slow - 1 {
+		l := bits.TrailingZeros16(slow)
+		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
+	}
+	return nil
+}
+
+// filterBilinearGo filters four texel words per lane with their weights,
+// channel by channel: sampleLevel's arithmetic for 16 lanes. On amd64
+// filterBilinear does the same in SSE2.
+func filterBilinearGo(tx *[4][Lanes]uint32, wq *[4][Lanes]float32, out *[4][Lanes]float32) {
 	for k := 0; k < 4; k++ {
 		sh := 8 * k
 		o := &out[k]
@@ -514,11 +526,6 @@ func (u *TMU) bilinearLevel(n int, mask uint16, S, T *[Lanes]float32, out *[4][L
 			o[l] = float32(v + float32(wq[3][l]*unorm8[tx[3][l]>>sh&0xff]))
 		}
 	}
-	for ; slow != 0; slow &= slow - 1 {
-		l := bits.TrailingZeros16(slow)
-		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
-	}
-	return nil
 }
 
 // identitySwizzleBits is Swizzle selecting R, G, B, A in order.
