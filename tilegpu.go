@@ -136,8 +136,11 @@ type Stats struct {
 	// HSRPrimitives counts primitives never rasterised because a later
 	// opaque run covered their tile (hidden-surface removal).
 	HSRPrimitives uint64
-	Jobs          int // jobs submitted to the kernel
-	Draws         int // draws the driver accepted
+	// RasterBlocks counts 4×4 pixel blocks the rasteriser accepted whole
+	// (no per-pixel edge tests).
+	RasterBlocks uint64
+	Jobs         int // jobs submitted to the kernel
+	Draws        int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -158,6 +161,7 @@ func (c *Context) Stats() Stats {
 		Fragments:     rd(kernel.ParamPerfFragments),
 		Vertices:      rd(kernel.ParamPerfVertices),
 		HSRPrimitives: rd(kernel.ParamPerfHSRPrimitives),
+		RasterBlocks:  rd(kernel.ParamPerfRasterBlocks),
 		Jobs:          ds.JobsSubmitted,
 		Draws:         ds.Draws,
 	}

@@ -47,10 +47,11 @@ type GPU struct {
 
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
-		hsrPrimitives                                          atomic.Uint64
+		hsrPrimitives, rasterBlocks                            atomic.Uint64
 	}
-	// noHSR turns hidden-surface removal off (tests compare both paths).
-	noHSR bool
+	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
+	// rasteriser (tests compare both paths).
+	noHSR, noBlocks bool
 
 	render *renderer
 
@@ -296,6 +297,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.hsrPrimitives)
 	case RegPerfHSRPrimitivesHi:
 		return hi(&g.perf.hsrPrimitives)
+	case RegPerfRasterBlocks:
+		return lo(&g.perf.rasterBlocks)
+	case RegPerfRasterBlocksHi:
+		return hi(&g.perf.rasterBlocks)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -313,7 +318,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
-	hsrPrimitives                                   uint64
+	hsrPrimitives, rasterBlocks                     uint64
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
@@ -331,6 +336,9 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.hsrPrimitives != 0 {
 		g.perf.hsrPrimitives.Add(p.hsrPrimitives)
+	}
+	if p.rasterBlocks != 0 {
+		g.perf.rasterBlocks.Add(p.rasterBlocks)
 	}
 	*p = perfCounts{}
 }

@@ -234,6 +234,14 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 
 	// Walk 2×2 quads from the even-aligned corner.
 	qx0, qy0 := px0&^1, py0&^1
+	if px1-px0 >= 8 && py1-py0 >= 8 && !w.g.noBlocks {
+		// Large triangles go 4×4 pixels at a time: a block whose corner
+		// centres are inside all three edges is inside entirely (the
+		// edge functions are linear), and its four quads are emitted
+		// without per-pixel tests; a block outside one edge at all four
+		// corners is skipped.
+		return w.rasterBlocks(&e0, &e1, &e2, a, b, c, flat, line, front, px0, py0, px1, py1)
+	}
 	cx := int64(qx0)*subPixelOne + subPixelOne/2
 	cy := int64(qy0)*subPixelOne + subPixelOne/2
 	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
@@ -272,6 +280,86 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
 	}
 	return nil
+}
+
+// rasterBlocks is rasterTri's walk for large triangles: 4×4 blocks aligned
+// to even pixels, whole blocks accepted or rejected by their corner
+// centres, the rest quad by quad as rasterTri does.
+func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32, line, front bool, px0, py0, px1, py1 int) error {
+	planes := false
+	qx0, qy0 := px0&^1, py0&^1
+	const three = 3 * subPixelOne
+	for by := qy0; by < py1; by += 4 {
+		cy := int64(by)*subPixelOne + subPixelOne/2
+		for bx := qx0; bx < px1; bx += 4 {
+			cx := int64(bx)*subPixelOne + subPixelOne/2
+			// Edge values at the block's four corner pixel centres.
+			inside, outside := true, false
+			for _, e := range [3]*edge{e0, e1, e2} {
+				v00 := e.at(cx, cy)
+				v10, v01 := v00-e.dy*three, v00+e.dx*three
+				v11 := v10 + e.dx*three
+				if v00|v10|v01|v11 < 0 {
+					inside = false
+				}
+				if v00 < 0 && v10 < 0 && v01 < 0 && v11 < 0 {
+					outside = true
+					break
+				}
+			}
+			if outside {
+				continue
+			}
+			full := inside && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
+			if full {
+				w.perf.rasterBlocks++
+			}
+			for q := 0; q < 4; q++ {
+				x, y := bx+2*(q&1), by+2*(q>>1)
+				if x >= px1 || y >= py1 {
+					continue
+				}
+				mask := uint16(0xF)
+				if !full {
+					mask = quadMask(e0, e1, e2, x, y) & rectMask(x, y, px0, py0, px1, py1)
+					if mask == 0 {
+						continue
+					}
+				}
+				if !planes {
+					w.setupPlanes(a, b, c, flat, line, front)
+					planes = true
+				}
+				if err := w.emitQuad(x, y, mask); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// quadMask is the coverage of quad (x, y) by three edges: lane 0 (x,y),
+// 1 (x+1,y), 2 (x,y+1), 3 (x+1,y+1).
+func quadMask(e0, e1, e2 *edge, x, y int) uint16 {
+	cx := int64(x)*subPixelOne + subPixelOne/2
+	cy := int64(y)*subPixelOne + subPixelOne/2
+	f0, f1, f2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
+	var mask uint16
+	if f0|f1|f2 >= 0 {
+		mask |= 1
+	}
+	g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
+	if g0|g1|g2 >= 0 {
+		mask |= 2
+	}
+	if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
+		mask |= 4
+	}
+	if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
+		mask |= 8
+	}
+	return mask
 }
 
 // setupPlanes builds the interpolation planes of triangle a, b, c (in

@@ -112,6 +112,8 @@ const (
 	// 0x680 up.
 	RegPerfHSRPrimitives   Reg = 0x680 // TILE_PRIMITIVEs dropped by hidden-surface removal
 	RegPerfHSRPrimitivesHi Reg = 0x684
+	RegPerfRasterBlocks    Reg = 0x688 // 4×4 pixel blocks the rasteriser accepted whole
+	RegPerfRasterBlocksHi  Reg = 0x68C
 
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores

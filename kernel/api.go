@@ -59,6 +59,7 @@ const (
 
 	// Fixed-function counters of the GPU (all contexts), as 64-bit values.
 	ParamPerfHSRPrimitives // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
+	ParamPerfRasterBlocks  // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
 )
 
 // GetParamArgs is the argument of File.GetParam.

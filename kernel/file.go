@@ -68,6 +68,8 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		a.Value = readCounter64(d.m, reg(hw.RegPerfQPUInstructions)+reg(a.Param-ParamPerfQPUInstructions)*8)
 	case ParamPerfHSRPrimitives:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfHSRPrimitives))
+	case ParamPerfRasterBlocks:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfRasterBlocks))
 	default:
 		return errorf(EINVAL, "unknown param %d", a.Param)
 	}
