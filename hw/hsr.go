@@ -33,8 +33,8 @@ import (
 // only where those conditions hold for every primitive of the run.
 //
 // Coverage needs window positions, so a candidate is checked by shading the
-// vertices of its newest primitives (at most segMaxPrims primitives and
-// segMaxVerts vertices) and running the exact rasteriser (clipping,
+// vertices of its newest primitives (at most hsrMaxPrims primitives and
+// hsrMaxVerts vertices) and running the exact rasteriser (clipping,
 // snapping, culling, fill rule) in coverage-only mode, newest primitive
 // first, into a 64×64 bit mask; the skip point is the primitive at which
 // the mask becomes full. The newest candidates are checked first, at most
@@ -50,6 +50,10 @@ import (
 // reported.
 
 const (
+	// hsrMaxPrims and hsrMaxVerts bound the primitives and vertices of a
+	// candidate whose coverage is computed.
+	hsrMaxPrims = 1024
+	hsrMaxVerts = 1024
 	// hsrKeep is how many of the newest candidates the scan remembers.
 	hsrKeep = 4
 	// hsrMaxChecks bounds the candidates whose coverage is computed.
@@ -64,11 +68,11 @@ type hsrPrim struct {
 }
 
 // hsrCandidate is an occluder candidate run found by scanTile; prims is a
-// ring of its newest segMaxPrims primitives.
+// ring of its newest hsrMaxPrims primitives.
 type hsrCandidate struct {
 	n     int // TILE_PRIMITIVEs in the run
 	st    renderState
-	prims [segMaxPrims]hsrPrim
+	prims [hsrMaxPrims]hsrPrim
 }
 
 // hsrScan is the scan's state, kept in the worker so nothing is allocated
@@ -197,7 +201,7 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 				}
 			}
 			if cur != nil {
-				cur.prims[cur.n%segMaxPrims] = hsrPrim{ord: count, kind: rec[1],
+				cur.prims[cur.n%hsrMaxPrims] = hsrPrim{ord: count, kind: rec[1],
 					v: [3]uint32{u32(rec, 2), u32(rec, 6), u32(rec, 10)}}
 				cur.n++
 			}
@@ -244,13 +248,13 @@ func (w *worker) covers(c *hsrCandidate) (int, error) {
 	}
 	// Newest first, triangles only, within one segment's limits; ords[i]
 	// is the ordinal of w.prims[i].
-	var ords [segMaxPrims]int
-	for i := c.n - 1; i >= 0 && i >= c.n-segMaxPrims; i-- {
-		p := &c.prims[i%segMaxPrims]
+	var ords [hsrMaxPrims]int
+	for i := c.n - 1; i >= 0 && i >= c.n-hsrMaxPrims; i-- {
+		p := &c.prims[i%hsrMaxPrims]
 		if p.kind != tilePrimTriangle {
 			continue
 		}
-		if len(w.uniq)+3 > segMaxVerts {
+		if len(w.uniq)+3 > hsrMaxVerts {
 			break
 		}
 		ords[len(w.prims)] = p.ord

@@ -15,10 +15,15 @@ const (
 	tilePixels  = maxTileSize * maxTileSize
 
 	// segment limits: the vertex shader runs once per unique vertex of a
-	// segment; 1024 vertices keeps the dedupe table at ≤25% load.
-	segMaxVerts = 1024
-	segMaxPrims = 1024
-	dedupeSize  = 4096
+	// segment, so a vertex shared by triangles of two segments is shaded
+	// twice. 4096 rather than 1024: a 1080p tile of a dense mesh holds
+	// several thousand triangles of a few neighbouring strips, and with
+	// 1024 the strips' shared vertices were shaded again in every segment.
+	// 4096 vertices keep the dedupe table at ≤25% load.
+	segMaxVerts = 4096
+	segMaxPrims = 4096
+	dedupeSize  = 16384
+	dedupeBits  = 14 // log2(dedupeSize)
 
 	// maxTileRecords bounds one tile's list walk so a BRANCH loop ends in
 	// CL_ERROR instead of a hang.
@@ -372,7 +377,7 @@ func (w *worker) queuePrim(kind uint8, vs *[3]uint32) {
 	p := segPrim{kind: kind}
 	for k := 0; k <= int(kind); k++ {
 		v := vs[k]
-		h := (v * 0x9E3779B1) >> (32 - 12)
+		h := (v * 0x9E3779B1) >> (32 - dedupeBits)
 		for {
 			if w.hstamp[h] != w.stamp {
 				w.hstamp[h], w.hkey[h] = w.stamp, v
