@@ -49,6 +49,9 @@ import (
 // a page fault or a watchdog-length shader inside hidden work is not
 // reported.
 
+// tilePrimSize is the size of a TILE_PRIMITIVE record.
+const tilePrimSize = 14
+
 const (
 	// hsrMaxPrims and hsrMaxVerts bound the primitives and vertices of a
 	// candidate whose coverage is computed.
@@ -204,6 +207,15 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 				cur.prims[cur.n%hsrMaxPrims] = hsrPrim{ord: count, kind: rec[1],
 					v: [3]uint32{u32(rec, 2), u32(rec, 6), u32(rec, 10)}}
 				cur.n++
+			} else {
+				// Outside a candidate run the scan only counts primitives:
+				// step over the ones that follow in this page at once (a
+				// dense mesh's tile list is almost all TILE_PRIMITIVEs).
+				// Stopping 63 short of the next multiple of 64 keeps the
+				// abort check below on its schedule.
+				n := rd.skipPrims(va, min(maxTileRecords-1-count, 62-count&63))
+				va += uint32(n * tilePrimSize)
+				count += n
 			}
 		default:
 			if !isTileState(op) {
@@ -329,6 +341,21 @@ type listReader struct {
 }
 
 func (r *listReader) init(m *mmu) { r.m, r.base, r.page = m, 0, nil }
+
+// skipPrims returns how many consecutive TILE_PRIMITIVE records with a
+// valid mode start at va inside the cached page, at most max.
+func (r *listReader) skipPrims(va uint32, max int) int {
+	if va-r.base >= uint32(len(r.page)) {
+		return 0
+	}
+	page := r.page[va-r.base:]
+	n := 0
+	for n < max && len(page) >= tilePrimSize && page[0] == opTilePrimitive && page[1] <= tilePrimTriangle {
+		page = page[tilePrimSize:]
+		n++
+	}
+	return n
+}
 
 // next returns the record at va (a slice of the page or of buf), faulting
 // exactly where mmu.read would.
