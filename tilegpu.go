@@ -139,8 +139,11 @@ type Stats struct {
 	// RasterBlocks counts 4×4 pixel blocks the rasteriser accepted whole
 	// (no per-pixel edge tests).
 	RasterBlocks uint64
-	Jobs         int // jobs submitted to the kernel
-	Draws        int // draws the driver accepted
+	// EarlyZRejected counts fragments the depth test rejected before they
+	// were shaded.
+	EarlyZRejected uint64
+	Jobs           int // jobs submitted to the kernel
+	Draws          int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -155,15 +158,16 @@ func (c *Context) Stats() Stats {
 	}
 	ds := c.pctx.Stats()
 	return Stats{
-		Instructions:  rd(kernel.ParamPerfQPUInstructions),
-		Triangles:     rd(kernel.ParamPerfTriangles),
-		Tiles:         rd(kernel.ParamPerfTiles),
-		Fragments:     rd(kernel.ParamPerfFragments),
-		Vertices:      rd(kernel.ParamPerfVertices),
-		HSRPrimitives: rd(kernel.ParamPerfHSRPrimitives),
-		RasterBlocks:  rd(kernel.ParamPerfRasterBlocks),
-		Jobs:          ds.JobsSubmitted,
-		Draws:         ds.Draws,
+		Instructions:   rd(kernel.ParamPerfQPUInstructions),
+		Triangles:      rd(kernel.ParamPerfTriangles),
+		Tiles:          rd(kernel.ParamPerfTiles),
+		Fragments:      rd(kernel.ParamPerfFragments),
+		Vertices:       rd(kernel.ParamPerfVertices),
+		HSRPrimitives:  rd(kernel.ParamPerfHSRPrimitives),
+		RasterBlocks:   rd(kernel.ParamPerfRasterBlocks),
+		EarlyZRejected: rd(kernel.ParamPerfEarlyZRejected),
+		Jobs:           ds.JobsSubmitted,
+		Draws:          ds.Draws,
 	}
 }
 

@@ -47,7 +47,7 @@ type GPU struct {
 
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
-		hsrPrimitives, rasterBlocks                            atomic.Uint64
+		hsrPrimitives, rasterBlocks, earlyZRejected            atomic.Uint64
 	}
 	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
 	// rasteriser (tests compare both paths).
@@ -301,6 +301,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.rasterBlocks)
 	case RegPerfRasterBlocksHi:
 		return hi(&g.perf.rasterBlocks)
+	case RegPerfEarlyZRejected:
+		return lo(&g.perf.earlyZRejected)
+	case RegPerfEarlyZRejectedHi:
+		return hi(&g.perf.earlyZRejected)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -318,7 +322,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
-	hsrPrimitives, rasterBlocks                     uint64
+	hsrPrimitives, rasterBlocks, earlyZRejected     uint64
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
@@ -339,6 +343,9 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.rasterBlocks != 0 {
 		g.perf.rasterBlocks.Add(p.rasterBlocks)
+	}
+	if p.earlyZRejected != 0 {
+		g.perf.earlyZRejected.Add(p.earlyZRejected)
 	}
 	*p = perfCounts{}
 }

@@ -155,6 +155,30 @@ func programReplacesPixels(p *qpu.Program) bool {
 	return true
 }
 
+// programWritesZ reports whether some instruction of p (reached or not)
+// writes TLB_Z.
+func programWritesZ(p *qpu.Program) bool {
+	for _, word := range p.Code() {
+		in, err := isa.Decode(word)
+		if err != nil {
+			return true
+		}
+		if in.WaddrAdd == isa.WaddrTLBZ || in.WaddrMul == isa.WaddrTLBZ {
+			return true
+		}
+	}
+	return false
+}
+
+// fsWritesZ is programWritesZ of the current fragment program, remembered
+// for the last program asked about.
+func (w *worker) fsWritesZ() bool {
+	if w.zProg != w.fsProg {
+		w.zProg, w.zWrites = w.fsProg, programWritesZ(w.fsProg)
+	}
+	return w.zWrites
+}
+
 // scanTile walks the tile list at va without drawing and returns the
 // ordinal of the first TILE_PRIMITIVE that must be drawn (0: all of them).
 func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {

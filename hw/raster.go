@@ -2,6 +2,7 @@ package hw
 
 import (
 	"math"
+	mbits "math/bits"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
@@ -85,8 +86,13 @@ func (w *worker) setupRaster() {
 	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
 	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
 	w.clip.nvary = r.nvary
-	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil &&
-		w.sr.flags&shaderFlagDiscardsOrZ == 0 &&
+	// Early Z only rejects, and only for monotonic functions without
+	// stencil: a fragment failing now fails at its late test too, whatever
+	// the fragments resolved in between write (same function, so they only
+	// make the test stricter, and a discarded one writes nothing). So a
+	// shader that discards may use it; one that writes TLB_Z may not (its
+	// depth is not the interpolated one), which the program's code decides.
+	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil && !w.fsWritesZ() &&
 		(s.depthFunc == 0 || s.depthFunc == 1 || s.depthFunc == 3 || s.depthFunc == 4 || s.depthFunc == 6)
 }
 
@@ -597,7 +603,9 @@ func (w *worker) drawLine(p *segPrim) error {
 func (w *worker) emitQuad(x, y int, mask uint16) error {
 	r := &w.ras
 	if r.earlyZ {
-		mask = w.earlyDepth(x, y, mask)
+		kept := w.earlyDepth(x, y, mask)
+		w.perf.earlyZRejected += uint64(mbits.OnesCount16(mask &^ kept))
+		mask = kept
 		if mask == 0 {
 			return nil
 		}

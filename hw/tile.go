@@ -105,6 +105,8 @@ type worker struct {
 	vsProg   *qpu.Program
 	fsProg   *qpu.Program
 	fsIn     qpu.FragmentInputs // what fsProg reads: emitQuad fills only those
+	zProg    *qpu.Program       // the program zWrites is about (fsWritesZ)
+	zWrites  bool
 	programs map[uint32]*qpu.Program
 
 	prims   []segPrim

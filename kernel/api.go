@@ -58,8 +58,9 @@ const (
 	ParamNumPriorities // context priority levels SetPriority accepts (2)
 
 	// Fixed-function counters of the GPU (all contexts), as 64-bit values.
-	ParamPerfHSRPrimitives // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
-	ParamPerfRasterBlocks  // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
+	ParamPerfHSRPrimitives  // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
+	ParamPerfRasterBlocks   // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
+	ParamPerfEarlyZRejected // fragments rejected by the depth test before shading (PERF_EARLYZ_REJECTED)
 )
 
 // GetParamArgs is the argument of File.GetParam.

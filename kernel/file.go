@@ -70,6 +70,8 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		a.Value = readCounter64(d.m, reg(hw.RegPerfHSRPrimitives))
 	case ParamPerfRasterBlocks:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfRasterBlocks))
+	case ParamPerfEarlyZRejected:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfEarlyZRejected))
 	default:
 		return errorf(EINVAL, "unknown param %d", a.Param)
 	}
