@@ -294,31 +294,30 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32, line, front bool, px0, py0, px1, py1 int) error {
 	planes := false
 	qx0, qy0 := px0&^1, py0&^1
-	const three = 3 * subPixelOne
 	for by := qy0; by < py1; by += 4 {
 		cy := int64(by)*subPixelOne + subPixelOne/2
 		for bx := qx0; bx < px1; bx += 4 {
 			cx := int64(bx)*subPixelOne + subPixelOne/2
 			// Edge values at the block's four corner pixel centres.
-			inside, outside := true, false
-			for _, e := range [3]*edge{e0, e1, e2} {
-				v00 := e.at(cx, cy)
-				v10, v01 := v00-e.dy*three, v00+e.dx*three
-				v11 := v10 + e.dx*three
-				if v00|v10|v01|v11 < 0 {
-					inside = false
-				}
-				if v00 < 0 && v10 < 0 && v01 < 0 && v11 < 0 {
-					outside = true
-					break
-				}
-			}
-			if outside {
+			in0, out0 := blockCorners(e0, cx, cy)
+			in1, out1 := blockCorners(e1, cx, cy)
+			in2, out2 := blockCorners(e2, cx, cy)
+			if out0 || out1 || out2 {
 				continue
 			}
-			full := inside && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
+			full := in0 && in1 && in2 && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
 			if full {
 				w.perf.rasterBlocks++
+				if w.frag.n == 0 && !w.ras.earlyZ {
+					if !planes {
+						w.setupPlanes(a, b, c, flat, line, front)
+						planes = true
+					}
+					if err := w.emitBlock(bx, by); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 			for q := 0; q < 4; q++ {
 				x, y := bx+2*(q&1), by+2*(q>>1)
@@ -343,6 +342,17 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 		}
 	}
 	return nil
+}
+
+// blockCorners evaluates edge e at the corner pixel centres of the 4×4
+// block whose first centre is (cx, cy): inside at all four (so at all 16,
+// the edge function being linear), or outside at all four.
+func blockCorners(e *edge, cx, cy int64) (inside, outside bool) {
+	const three = 3 * subPixelOne
+	v00 := e.at(cx, cy)
+	v10, v01 := v00-e.dy*three, v00+e.dx*three
+	v11 := v10 + e.dx*three
+	return v00|v10|v01|v11 >= 0, v00&v10&v01&v11 < 0
 }
 
 // quadMask is the coverage of quad (x, y) by three edges: lane 0 (x,y),
@@ -611,9 +621,38 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 		}
 	}
 	fb := &w.frag
+	w.fillQuad(x, y, fb.n)
+	fb.mask |= mask << (fb.n * 4)
+	fb.n++
+	if fb.n == 4 {
+		return w.flushFragments()
+	}
+	return nil
+}
+
+// emitBlock emits the four quads of the 4×4 block at (x, y), all lanes
+// covered, as one fragment batch: the batch must be empty and early Z off
+// (the caller checks). The lanes hold what four emitQuad calls would put
+// there.
+func (w *worker) emitBlock(x, y int) error {
+	fb := &w.frag
+	w.fillQuad(x, y, 0)
+	w.fillQuad(x+2, y, 1)
+	w.fillQuad(x, y+2, 2)
+	w.fillQuad(x+2, y+2, 3)
+	fb.mask, fb.n = 0xFFFF, 4
+	return w.flushFragments()
+}
+
+// fillQuad computes the inputs of quad q of the batch, the 2×2 quad at
+// window (x, y): every lane's, covered or not (the shader's derivatives
+// need the whole quad).
+func (w *worker) fillQuad(x, y, q int) {
+	r := &w.ras
+	fb := &w.frag
 	bt := &w.batch
 	I := &r.I
-	base := fb.n * 4
+	base := q * 4
 	// Evaluate the planes at lane 0 and step to the other three lanes.
 	// The fast paths below change what is computed, never how: every value
 	// that is computed comes from the same expressions, so the same
@@ -649,7 +688,7 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 	if in.FrontFacing || w.st.stencil { // resolve picks the stencil face by it
 		*(*[4]uint32)(bt.FrontFacing[base : base+4]) = [4]uint32{I.frontBit, I.frontBit, I.frontBit, I.frontBit}
 	}
-	fb.quad[fb.n] = (y-w.y0)*maxTileSize + x - w.x0
+	fb.quad[q] = (y-w.y0)*maxTileSize + x - w.x0
 	if I.point && in.PointCoord {
 		// PointS/T stay 0 for other primitives; flushFragments clears
 		// them after a batch that held points.
@@ -677,10 +716,4 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 			vb[3] = float32((q + dx + dy) * rw[3])
 		}
 	}
-	fb.mask |= mask << base
-	fb.n++
-	if fb.n == 4 {
-		return w.flushFragments()
-	}
-	return nil
 }
