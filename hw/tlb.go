@@ -165,6 +165,22 @@ func (w *worker) resolve(mask uint16) {
 			if bm.src != src {
 				bm.valid = false
 			}
+			if mask == 0xFFFF {
+				// A full batch (a 4×4 block): quad by quad, lanes in
+				// order, without per-lane index arithmetic.
+				for q := 0; q < 4; q++ {
+					b := fb.quad[q]
+					for l, off := range laneOffset {
+						i := b + off
+						dst := w.color[i]
+						if !bm.valid || bm.dst != dst {
+							*bm = blendMemo{valid: true, src: src, dst: dst, out: w.blendPixel(4*q+l, dst)}
+						}
+						w.color[i] = bm.out
+					}
+				}
+				return
+			}
 			for m := mask; m != 0; m &= m - 1 {
 				lane := mbits.TrailingZeros16(m)
 				i := fb.quad[lane>>2] + laneOffset[lane&3]
