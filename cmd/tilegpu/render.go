@@ -79,6 +79,7 @@ func cmdRender(args []string) error {
 	s := ctx.Stats()
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
+	fmt.Fprintln(stdout, countersLine(s, 1))
 	return nil
 }
 
