@@ -308,7 +308,14 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 			full := in0 && in1 && in2 && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
 			if full {
 				w.perf.rasterBlocks++
-				if w.frag.n == 0 && !w.ras.earlyZ {
+				if !w.ras.earlyZ {
+					// A partly filled batch is shaded first (it would be
+					// anyway, lanes are independent and resolve in the
+					// same order); otherwise one partial block would keep
+					// every later block of the triangle off this path.
+					if err := w.flushFragments(); err != nil {
+						return err
+					}
 					if !planes {
 						w.setupPlanes(a, b, c, flat, line, front)
 						planes = true
@@ -632,7 +639,7 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 
 // emitBlock emits the four quads of the 4×4 block at (x, y), all lanes
 // covered, as one fragment batch: the batch must be empty and early Z off
-// (the caller checks). The lanes hold what four emitQuad calls would put
+// (the caller sees to both). The lanes hold what four emitQuad calls would put
 // there.
 func (w *worker) emitBlock(x, y int) error {
 	fb := &w.frag
