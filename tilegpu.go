@@ -197,8 +197,17 @@ type Stats struct {
 	// by translated code, programs translated, and translation cache hits
 	// and misses (a hit is identical code at the same address).
 	XlatInstructions, ProgramsTranslated, XlatHits, XlatMisses uint64
-	Jobs                                                       int // jobs submitted to the kernel
-	Draws                                                      int // draws the driver accepted
+	// HSRPrimitives counts primitives never rasterised because a later
+	// opaque run covered their tile (hidden-surface removal).
+	HSRPrimitives uint64
+	// RasterBlocks counts 4×4 pixel blocks the rasteriser accepted whole
+	// (no per-pixel edge tests).
+	RasterBlocks uint64
+	// EarlyZRejected counts fragments the depth test rejected before they
+	// were shaded.
+	EarlyZRejected uint64
+	Jobs           int // jobs submitted to the kernel
+	Draws          int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -213,12 +222,14 @@ func (c *Context) Stats() Stats {
 	}
 	ds := c.pctx.Stats()
 	return Stats{
-		Instructions: rd(kernel.ParamPerfQPUInstructions),
-		Triangles:    rd(kernel.ParamPerfTriangles),
-		Tiles:        rd(kernel.ParamPerfTiles),
-		Fragments:    rd(kernel.ParamPerfFragments),
-		Vertices:     rd(kernel.ParamPerfVertices),
-
+		Instructions:       rd(kernel.ParamPerfQPUInstructions),
+		Triangles:          rd(kernel.ParamPerfTriangles),
+		Tiles:              rd(kernel.ParamPerfTiles),
+		Fragments:          rd(kernel.ParamPerfFragments),
+		Vertices:           rd(kernel.ParamPerfVertices),
+		HSRPrimitives:      rd(kernel.ParamPerfHSRPrimitives),
+		RasterBlocks:       rd(kernel.ParamPerfRasterBlocks),
+		EarlyZRejected:     rd(kernel.ParamPerfEarlyZRejected),
 		XlatInstructions:   rd(kernel.ParamPerfXlatInstructions),
 		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
 		XlatHits:           rd(kernel.ParamPerfXlatHits),

@@ -63,6 +63,12 @@ type binner struct {
 	rawStencil  [2][8]byte
 	haveStencil [2]bool
 	stVer       uint32
+	// opVer[op] and stencilVer[face] are the state versions at which each
+	// record last changed; flushAllVer is that of the last FLUSH_ALL_STATE.
+	// copyState sends a tile only what changed since its last copy.
+	opVer       [256]uint32
+	stencilVer  [2]uint32
+	flushAllVer uint32
 
 	configured   bool
 	tilesW       int
@@ -124,6 +130,9 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.have = [256]bool{}
 	b.haveStencil = [2]bool{}
 	b.stVer = 1
+	b.opVer = [256]uint32{}
+	b.stencilVer = [2]uint32{}
+	b.flushAllVer = 0
 	b.configured = false
 	g := b.g
 	g.mu.Lock()
@@ -155,6 +164,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 			return b.flush()
 		case opFlushAllState:
 			b.stVer++
+			b.flushAllVer = b.stVer
 		case opIndexedPrimitiveList, opVertexArrayPrimitives:
 			if err := b.primitives(r); err != nil {
 				return err
@@ -191,21 +201,29 @@ func growBytes(b []byte, n int) []byte {
 
 func (b *binner) setState(r []byte) {
 	op := r[0]
+	b.stVer++
 	if op == opStencilConfig {
 		face := r[1] & 3
+		// Each slot keeps its face's configuration as a record for that
+		// face alone: a BOTH record copied into a tile list after a later
+		// FRONT one would otherwise undo it.
 		if face != 1 {
 			copy(b.rawStencil[0][:], r)
+			b.rawStencil[0][1] = r[1]&^3 | 0
 			b.haveStencil[0] = true
+			b.stencilVer[0] = b.stVer
 		}
 		if face != 0 {
 			copy(b.rawStencil[1][:], r)
+			b.rawStencil[1][1] = r[1]&^3 | 1
 			b.haveStencil[1] = true
+			b.stencilVer[1] = b.stVer
 		}
 	} else {
 		copy(b.raw[op][:], r)
 		b.have[op] = true
+		b.opVer[op] = b.stVer
 	}
-	b.stVer++
 	s := &b.st
 	switch op {
 	case opGLShaderState:
@@ -734,17 +752,26 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	return nil
 }
 
-// copyState writes every state record set so far into a tile list.
+// copyState brings a tile list's state up to date: it writes the state
+// records set or changed since the tile's last copy (all of them after a
+// FLUSH_ALL_STATE). By induction every record set so far then holds its
+// current value in the list; a list starts from the default state, as the
+// binner's does. A run of draws that changes one uniform address costs one
+// GL_SHADER_STATE per tile and draw instead of every state record.
 func (b *binner) copyState(t *binTile) error {
+	since := t.version
+	if since < b.flushAllVer {
+		since = 0
+	}
 	for f := 0; f < 2; f++ {
-		if b.haveStencil[f] {
+		if b.haveStencil[f] && b.stencilVer[f] > since {
 			if err := b.emit(t, b.rawStencil[f][:]); err != nil {
 				return err
 			}
 		}
 	}
 	for _, op := range tileStateOps {
-		if b.have[op] {
+		if b.have[op] && b.opVer[op] > since {
 			if err := b.emit(t, b.raw[op][:recordSize[op]]); err != nil {
 				return err
 			}

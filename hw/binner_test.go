@@ -219,3 +219,37 @@ func TestRecordSizesMatchSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestStencilFaceStateCopiedInOrder: a STENCIL_CONFIG for both faces
+// followed by one for the front face leaves front = the second, back = the
+// first, also in tile lists that receive their state after both records.
+// (The binner once copied the BOTH record after the FRONT one and so undid
+// it in every tile list.)
+func TestStencilFaceStateCopiedInOrder(t *testing.T) {
+	stencilOn := cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, StencilEnable: true}
+	both := cl.StencilConfig{Face: cl.FaceBoth, Func: cl.CompareAlways, Ref: 0x11, ValueMask: 0xFF, WriteMask: 0xFF,
+		DepthPass: cl.StencilOpReplace}
+	front := both
+	front.Face, front.Ref = cl.FaceFront, 0x22
+	quad := []testVertex{{x: -1, y: -1, w: 1}, {x: 1, y: -1, w: 1}, {x: -1, y: 1, w: 1}, {x: 1, y: 1, w: 1}}
+	back := []testVertex{quad[0], quad[2], quad[1], quad[3]} // clockwise: back-facing
+	for _, tc := range []struct {
+		name  string
+		verts []testVertex
+		want  byte
+	}{
+		{"front-facing", quad, 0x22},
+		{"back-facing", back, 0x11},
+	} {
+		k := newTestKernel(t, 1, 32<<20)
+		const W, H = 100, 70
+		res := k.renderFrame(&testFrame{width: W, height: H, draws: []testDraw{
+			{mode: cl.PrimTriangleStrip, verts: tc.verts, state: []cl.Record{stencilOn, both, front}},
+		}})
+		for _, p := range [][2]int{{0, 0}, {W - 1, H - 1}, {70, 10}} {
+			if s := res.zs[(p[1]*W+p[0])*4+3]; s != tc.want {
+				t.Errorf("%s: stencil at %v = %#x, want %#x", tc.name, p, s, tc.want)
+			}
+		}
+	}
+}

@@ -36,20 +36,31 @@
 //     jobs handed to Config.Cores workers. A worker walks its tile list,
 //     collects runs of primitives with the same state, shades their unique
 //     vertices (dedupe table, 16-vertex batches) and rasterises them.
+//   - hsr.go: hidden-surface removal inside the tile. A scan of the tile
+//     list finds the newest run of opaque, non-discarding primitives whose
+//     triangles cover the whole tile (coverage-only rasterisation of its
+//     shaded vertices) where skipping earlier work leaves depth and stencil
+//     exact; the render walk then drops the primitives before it
+//     (PERF_HSR_PRIMITIVES).
 //   - clip.go, raster.go: exact clipping in clip space (near, far, w > 0 and a
 //     2^20-pixel guard band) with varying interpolation, then 8-bit sub-pixel
 //     fixed-point edge functions evaluated at pixel centres (x+0.5, y+0.5)
 //     with llvmpipe's fill rule for y-up render targets (centres on left and
 //     bottom edges are inside), perspective-correct float64 plane equations, and
 //     fragment batches of four 2×2 quads that may come from consecutive
-//     primitives. Lines are the segment widened by LINE_WIDTH/2 along the
-//     minor axis (a parallelogram, no end caps) drawn as two triangles;
-//     points are axis-aligned squares with POINT_COORD (t = 0 at the top).
+//     primitives. Triangles with bounds of 8×8 pixels or more walk 4×4
+//     blocks: a block inside all edges at its four corner centres becomes
+//     one fragment batch without per-pixel tests (PERF_RASTER_BLOCKS), one
+//     outside an edge at all four is skipped. Lines are the segment widened
+//     by LINE_WIDTH/2 along the minor axis (a parallelogram, no end caps)
+//     drawn as two triangles; points are axis-aligned squares with
+//     POINT_COORD (t = 0 at the top).
 //   - tlb.go: the tile buffer (64×64 RGBA8 + D24S8) and the per-fragment
 //     pipeline in lane order: stencil, depth (24-bit, with polygon offset),
 //     stencil ops, float blending, colour mask. Early-Z rejects quads before
-//     shading only for monotonic depth functions without stencil, discard or
-//     TLB_Z, so the late test gives the same result.
+//     shading only for monotonic depth functions without stencil and for
+//     programs that do not write TLB_Z (discard is fine), so the late test
+//     gives the same result (PERF_EARLYZ_REJECTED).
 //
 // Choices the hardware document leaves open:
 //   - Register offsets are the constants in regs.go.

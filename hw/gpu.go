@@ -67,7 +67,11 @@ type GPU struct {
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
 		xlatInstructions                                       atomic.Uint64
+		hsrPrimitives, rasterBlocks, earlyZRejected            atomic.Uint64
 	}
+	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
+	// rasteriser (tests compare both paths).
+	noHSR, noBlocks bool
 
 	// xlat shares translated shader programs between jobs and engines,
 	// keyed by address and content (qpu.TranslationCache).
@@ -435,6 +439,18 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 			return uint32(v >> 32)
 		}
 		return uint32(v)
+	case RegPerfHSRPrimitives:
+		return lo(&g.perf.hsrPrimitives)
+	case RegPerfHSRPrimitivesHi:
+		return hi(&g.perf.hsrPrimitives)
+	case RegPerfRasterBlocks:
+		return lo(&g.perf.rasterBlocks)
+	case RegPerfRasterBlocksHi:
+		return hi(&g.perf.rasterBlocks)
+	case RegPerfEarlyZRejected:
+		return lo(&g.perf.earlyZRejected)
+	case RegPerfEarlyZRejectedHi:
+		return hi(&g.perf.earlyZRejected)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -452,6 +468,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
+	hsrPrimitives, rasterBlocks, earlyZRejected     uint64
 	xlatInstructions                                uint64
 }
 
@@ -477,6 +494,15 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.vertices != 0 {
 		g.perf.vertices.Add(p.vertices)
+	}
+	if p.hsrPrimitives != 0 {
+		g.perf.hsrPrimitives.Add(p.hsrPrimitives)
+	}
+	if p.rasterBlocks != 0 {
+		g.perf.rasterBlocks.Add(p.rasterBlocks)
+	}
+	if p.earlyZRejected != 0 {
+		g.perf.earlyZRejected.Add(p.earlyZRejected)
 	}
 	*p = perfCounts{}
 }

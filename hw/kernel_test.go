@@ -168,6 +168,7 @@ type testDraw struct {
 	fs       string // FS source; default testFSVarying
 	uniforms []float32
 	state    []cl.Record // extra state records before the draw
+	flags    uint16      // shader record Flags
 }
 
 type testFrame struct {
@@ -244,6 +245,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 		vbVA := k.boWith(f32le(vb...), false)
 		srBuf := make([]byte, cl.SizeShaderRecord+2*cl.SizeAttributeRecord)
 		cl.ShaderRecord{
+			Flags:               d.flags,
 			FragmentNumVaryings: 4, VertexOutputWords: 8,
 			FragmentCodeAddress: fsVA, FragmentUniformsAddress: unifVA,
 			VertexCodeAddress: vsVA, VertexUniformsAddress: unifVA,

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"math"
+	mbits "math/bits"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
@@ -85,8 +86,13 @@ func (w *worker) setupRaster() {
 	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
 	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
 	w.clip.nvary = r.nvary
-	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil &&
-		w.sr.flags&shaderFlagDiscardsOrZ == 0 &&
+	// Early Z only rejects, and only for monotonic functions without
+	// stencil: a fragment failing now fails at its late test too, whatever
+	// the fragments resolved in between write (same function, so they only
+	// make the test stricter, and a discarded one writes nothing). So a
+	// shader that discards may use it; one that writes TLB_Z may not (its
+	// depth is not the interpolated one), which the program's code decides.
+	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil && !w.fsWritesZ() &&
 		(s.depthFunc == 0 || s.depthFunc == 1 || s.depthFunc == 3 || s.depthFunc == 4 || s.depthFunc == 6)
 }
 
@@ -149,10 +155,18 @@ func (w *worker) drawTriangle(p *segPrim) error {
 	nv := r.nvary
 	flat := o[2][5 : 5+nv] // provoking vertex: the last
 	if or == 0 {
+		// Window positions are computed once per vertex of the segment: in a
+		// mesh each vertex is shared by about six triangles.
+		var v [3]*winVert
 		for k := 0; k < 3; k++ {
-			w.toWindow(pos[k], o[k][5:5+nv], &r.verts[k])
+			slot := p.slot[k]
+			v[k] = &w.win[slot]
+			if w.winStamp[slot] != w.winSeg {
+				w.winStamp[slot] = w.winSeg
+				w.toWindow(pos[k], o[k][5:5+nv], v[k])
+			}
 		}
-		return w.rasterTri(&r.verts[0], &r.verts[1], &r.verts[2], flat, false)
+		return w.rasterTri(v[0], v[1], v[2], flat, false)
 	}
 	poly := &r.poly
 	for k := 0; k < 3; k++ {
@@ -211,6 +225,171 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 		return nil
 	}
 
+	// Edge functions, biased so "inside" is E >= 0 under the fill rule.
+	var e0, e1, e2 edge
+	e0.setup(b, c)
+	e1.setup(c, a)
+	e2.setup(a, b)
+	if w.hsr.covering {
+		w.cover(&e0, &e1, &e2, px0, py0, px1, py1)
+		return nil
+	}
+	// The plane equations are set up when the first quad is found covered:
+	// most triangles of a dense mesh cover no pixel centre at all.
+	planes := false
+
+	// Walk 2×2 quads from the even-aligned corner.
+	qx0, qy0 := px0&^1, py0&^1
+	if px1-px0 >= 8 && py1-py0 >= 8 && !w.g.noBlocks {
+		// Large triangles go 4×4 pixels at a time: a block whose corner
+		// centres are inside all three edges is inside entirely (the
+		// edge functions are linear), and its four quads are emitted
+		// without per-pixel tests; a block outside one edge at all four
+		// corners is skipped.
+		return w.rasterBlocks(&e0, &e1, &e2, a, b, c, flat, line, front, px0, py0, px1, py1)
+	}
+	cx := int64(qx0)*subPixelOne + subPixelOne/2
+	cy := int64(qy0)*subPixelOne + subPixelOne/2
+	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
+	for y := qy0; y < py1; y += 2 {
+		f0, f1, f2 := r0, r1, r2
+		for x := qx0; x < px1; x += 2 {
+			var mask uint16
+			// lane 0 (x,y) 1 (x+1,y) 2 (x,y+1) 3 (x+1,y+1)
+			if f0|f1|f2 >= 0 {
+				mask |= 1
+			}
+			g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
+			if g0|g1|g2 >= 0 {
+				mask |= 2
+			}
+			if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
+				mask |= 4
+			}
+			if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
+				mask |= 8
+			}
+			if mask != 0 {
+				mask &= rectMask(x, y, px0, py0, px1, py1)
+				if mask != 0 {
+					if !planes {
+						w.setupPlanes(a, b, c, flat, line, front)
+						planes = true
+					}
+					if err := w.emitQuad(x, y, mask); err != nil {
+						return err
+					}
+				}
+			}
+			f0, f1, f2 = g0+e0.sx, g1+e1.sx, g2+e2.sx
+		}
+		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
+	}
+	return nil
+}
+
+// rasterBlocks is rasterTri's walk for large triangles: 4×4 blocks aligned
+// to even pixels, whole blocks accepted or rejected by their corner
+// centres, the rest quad by quad as rasterTri does.
+func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32, line, front bool, px0, py0, px1, py1 int) error {
+	planes := false
+	qx0, qy0 := px0&^1, py0&^1
+	for by := qy0; by < py1; by += 4 {
+		cy := int64(by)*subPixelOne + subPixelOne/2
+		for bx := qx0; bx < px1; bx += 4 {
+			cx := int64(bx)*subPixelOne + subPixelOne/2
+			// Edge values at the block's four corner pixel centres.
+			in0, out0 := blockCorners(e0, cx, cy)
+			in1, out1 := blockCorners(e1, cx, cy)
+			in2, out2 := blockCorners(e2, cx, cy)
+			if out0 || out1 || out2 {
+				continue
+			}
+			full := in0 && in1 && in2 && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
+			if full {
+				w.perf.rasterBlocks++
+				if !w.ras.earlyZ {
+					// A partly filled batch is shaded first (it would be
+					// anyway, lanes are independent and resolve in the
+					// same order); otherwise one partial block would keep
+					// every later block of the triangle off this path.
+					if err := w.flushFragments(); err != nil {
+						return err
+					}
+					if !planes {
+						w.setupPlanes(a, b, c, flat, line, front)
+						planes = true
+					}
+					if err := w.emitBlock(bx, by); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			for q := 0; q < 4; q++ {
+				x, y := bx+2*(q&1), by+2*(q>>1)
+				if x >= px1 || y >= py1 {
+					continue
+				}
+				mask := uint16(0xF)
+				if !full {
+					mask = quadMask(e0, e1, e2, x, y) & rectMask(x, y, px0, py0, px1, py1)
+					if mask == 0 {
+						continue
+					}
+				}
+				if !planes {
+					w.setupPlanes(a, b, c, flat, line, front)
+					planes = true
+				}
+				if err := w.emitQuad(x, y, mask); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// blockCorners evaluates edge e at the corner pixel centres of the 4×4
+// block whose first centre is (cx, cy): inside at all four (so at all 16,
+// the edge function being linear), or outside at all four.
+func blockCorners(e *edge, cx, cy int64) (inside, outside bool) {
+	const three = 3 * subPixelOne
+	v00 := e.at(cx, cy)
+	v10, v01 := v00-e.dy*three, v00+e.dx*three
+	v11 := v10 + e.dx*three
+	return v00|v10|v01|v11 >= 0, v00&v10&v01&v11 < 0
+}
+
+// quadMask is the coverage of quad (x, y) by three edges: lane 0 (x,y),
+// 1 (x+1,y), 2 (x,y+1), 3 (x+1,y+1).
+func quadMask(e0, e1, e2 *edge, x, y int) uint16 {
+	cx := int64(x)*subPixelOne + subPixelOne/2
+	cy := int64(y)*subPixelOne + subPixelOne/2
+	f0, f1, f2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
+	var mask uint16
+	if f0|f1|f2 >= 0 {
+		mask |= 1
+	}
+	g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
+	if g0|g1|g2 >= 0 {
+		mask |= 2
+	}
+	if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
+		mask |= 4
+	}
+	if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
+		mask |= 8
+	}
+	return mask
+}
+
+// setupPlanes builds the interpolation planes of triangle a, b, c (in
+// rasterTri's counter-clockwise order).
+func (w *worker) setupPlanes(a, b, c *winVert, flat []float32, line, front bool) {
+	s := &w.st
+	r := &w.ras
 	// Plane equations relative to a.
 	I := &r.I
 	dx1, dy1 := b.x-a.x, b.y-a.y
@@ -252,48 +431,6 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 	}
 	I.point = false
 
-	// Edge functions, biased so "inside" is E >= 0 under the fill rule.
-	var e0, e1, e2 edge
-	e0.setup(b, c)
-	e1.setup(c, a)
-	e2.setup(a, b)
-
-	// Walk 2×2 quads from the even-aligned corner.
-	qx0, qy0 := px0&^1, py0&^1
-	cx := int64(qx0)*subPixelOne + subPixelOne/2
-	cy := int64(qy0)*subPixelOne + subPixelOne/2
-	r0, r1, r2 := e0.at(cx, cy), e1.at(cx, cy), e2.at(cx, cy)
-	for y := qy0; y < py1; y += 2 {
-		f0, f1, f2 := r0, r1, r2
-		for x := qx0; x < px1; x += 2 {
-			var mask uint16
-			// lane 0 (x,y) 1 (x+1,y) 2 (x,y+1) 3 (x+1,y+1)
-			if f0|f1|f2 >= 0 {
-				mask |= 1
-			}
-			g0, g1, g2 := f0+e0.sx, f1+e1.sx, f2+e2.sx
-			if g0|g1|g2 >= 0 {
-				mask |= 2
-			}
-			if (f0+e0.sy)|(f1+e1.sy)|(f2+e2.sy) >= 0 {
-				mask |= 4
-			}
-			if (g0+e0.sy)|(g1+e1.sy)|(g2+e2.sy) >= 0 {
-				mask |= 8
-			}
-			if mask != 0 {
-				mask &= rectMask(x, y, px0, py0, px1, py1)
-				if mask != 0 {
-					if err := w.emitQuad(x, y, mask); err != nil {
-						return err
-					}
-				}
-			}
-			f0, f1, f2 = g0+e0.sx, g1+e1.sx, g2+e2.sx
-		}
-		r0, r1, r2 = r0+2*e0.sy, r1+2*e1.sy, r2+2*e2.sy
-	}
-	return nil
 }
 
 // rectMask keeps the lanes of quad (x,y) inside [x0,x1)×[y0,y1).
@@ -492,15 +629,46 @@ func (w *worker) drawLine(p *segPrim) error {
 func (w *worker) emitQuad(x, y int, mask uint16) error {
 	r := &w.ras
 	if r.earlyZ {
-		mask = w.earlyDepth(x, y, mask)
+		kept := w.earlyDepth(x, y, mask)
+		w.perf.earlyZRejected += uint64(mbits.OnesCount16(mask &^ kept))
+		mask = kept
 		if mask == 0 {
 			return nil
 		}
 	}
 	fb := &w.frag
+	w.fillQuad(x, y, fb.n)
+	fb.mask |= mask << (fb.n * 4)
+	fb.n++
+	if fb.n == 4 {
+		return w.flushFragments()
+	}
+	return nil
+}
+
+// emitBlock emits the four quads of the 4×4 block at (x, y), all lanes
+// covered, as one fragment batch: the batch must be empty and early Z off
+// (the caller sees to both). The lanes hold what four emitQuad calls would put
+// there.
+func (w *worker) emitBlock(x, y int) error {
+	fb := &w.frag
+	w.fillQuad(x, y, 0)
+	w.fillQuad(x+2, y, 1)
+	w.fillQuad(x, y+2, 2)
+	w.fillQuad(x+2, y+2, 3)
+	fb.mask, fb.n = 0xFFFF, 4
+	return w.flushFragments()
+}
+
+// fillQuad computes the inputs of quad q of the batch, the 2×2 quad at
+// window (x, y): every lane's, covered or not (the shader's derivatives
+// need the whole quad).
+func (w *worker) fillQuad(x, y, q int) {
+	r := &w.ras
+	fb := &w.frag
 	bt := &w.batch
 	I := &r.I
-	base := fb.n * 4
+	base := q * 4
 	// Evaluate the planes at lane 0 and step to the other three lanes.
 	// The fast paths below change what is computed, never how: every value
 	// that is computed comes from the same expressions, so the same
@@ -536,7 +704,7 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 	if in.FrontFacing || w.st.stencil { // resolve picks the stencil face by it
 		*(*[4]uint32)(bt.FrontFacing[base : base+4]) = [4]uint32{I.frontBit, I.frontBit, I.frontBit, I.frontBit}
 	}
-	fb.quad[fb.n] = (y-w.y0)*maxTileSize + x - w.x0
+	fb.quad[q] = (y-w.y0)*maxTileSize + x - w.x0
 	if I.point && in.PointCoord {
 		// PointS/T stay 0 for other primitives; flushFragments clears
 		// them after a batch that held points.
@@ -564,10 +732,4 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 			vb[3] = float32((q + dx + dy) * rw[3])
 		}
 	}
-	fb.mask |= mask << base
-	fb.n++
-	if fb.n == 4 {
-		return w.flushFragments()
-	}
-	return nil
 }

@@ -129,6 +129,15 @@ const (
 	RegPerfXlatMisses         Reg = 0x640
 	RegPerfXlatMissesHi       Reg = 0x644
 
+	// Fixed-function counters (hidden-surface removal, rasteriser), from
+	// 0x680 up.
+	RegPerfHSRPrimitives    Reg = 0x680 // TILE_PRIMITIVEs dropped by hidden-surface removal
+	RegPerfHSRPrimitivesHi  Reg = 0x684
+	RegPerfRasterBlocks     Reg = 0x688 // 4×4 pixel blocks the rasteriser accepted whole
+	RegPerfRasterBlocksHi   Reg = 0x68C
+	RegPerfEarlyZRejected   Reg = 0x690 // fragments rejected by the depth test before shading
+	RegPerfEarlyZRejectedHi Reg = 0x694
+
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores
 	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)

@@ -15,10 +15,15 @@ const (
 	tilePixels  = maxTileSize * maxTileSize
 
 	// segment limits: the vertex shader runs once per unique vertex of a
-	// segment; 1024 vertices keeps the dedupe table at ≤25% load.
-	segMaxVerts = 1024
-	segMaxPrims = 1024
-	dedupeSize  = 4096
+	// segment, so a vertex shared by triangles of two segments is shaded
+	// twice. 4096 rather than 1024: a 1080p tile of a dense mesh holds
+	// several thousand triangles of a few neighbouring strips, and with
+	// 1024 the strips' shared vertices were shaded again in every segment.
+	// 4096 vertices keep the dedupe table at ≤25% load.
+	segMaxVerts = 4096
+	segMaxPrims = 4096
+	dedupeSize  = 16384
+	dedupeBits  = 14 // log2(dedupeSize)
 
 	// maxTileRecords bounds one tile's list walk so a BRANCH loop ends in
 	// CL_ERROR instead of a hang.
@@ -100,6 +105,8 @@ type worker struct {
 	vsProg   *qpu.Program
 	fsProg   *qpu.Program
 	fsIn     qpu.FragmentInputs // what fsProg reads: emitQuad fills only those
+	zProg    *qpu.Program       // the program zWrites is about (fsWritesZ)
+	zWrites  bool
 	programs map[uint32]*qpu.Program
 
 	prims   []segPrim
@@ -111,12 +118,19 @@ type worker struct {
 	vout    []float32 // per unique vertex: x y z w psize varyings...
 	vstride int
 
+	// win[slot] is the window position of the segment's vertex slot, valid
+	// when winStamp[slot] == winSeg (bumped for every shaded segment).
+	win      [segMaxVerts]winVert
+	winStamp [segMaxVerts]uint32
+	winSeg   uint32
+
 	clip clipper
 	ras  rasterState
 	frag fragBatch
 	perf perfCounts   // added to GPU.perf at the end of each tile
 	stop *atomic.Bool // set when another tile of the job failed
 	memo blendMemo
+	hsr  hsrScan
 
 	rec [maxRecordSize]byte
 }
@@ -177,7 +191,15 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 		case opStoreTileBuffer:
 			err = w.loadStore(rec, true)
 		case opBranchToSubList:
-			err = w.walk(u32(rec, 1), stop)
+			skip := 0
+			if !w.g.noHSR {
+				// A list the scan cannot get through is rendered in order,
+				// so it fails exactly where it always did.
+				if skip, err = w.scanTile(u32(rec, 1), stop); err == errAborted {
+					return err
+				}
+			}
+			err = w.walk(u32(rec, 1), skip, stop)
 		}
 		if err != nil {
 			return err
@@ -186,13 +208,17 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	return nil
 }
 
-// walk executes a tile list until RETURN_FROM_SUB_LIST.
-func (w *worker) walk(va uint32, stop *atomic.Bool) error {
+// walk executes a tile list until RETURN_FROM_SUB_LIST. TILE_PRIMITIVEs
+// whose ordinal in the walk is below skip are hidden (hsr.go) and dropped;
+// every state record is still applied.
+func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.st = defaultRenderState()
 	w.memo.valid = false
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
+	var rd listReader
+	rd.init(w.m)
 	for count := 0; ; count++ {
 		if count >= maxTileRecords {
 			return clErrorf("tile list at %#x: more than %d records", va, maxTileRecords)
@@ -200,20 +226,12 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		if count&63 == 63 && (stop.Load() || w.r.e.aborted(w.r.gen)) {
 			return errAborted
 		}
-		if f := w.m.read(va, w.rec[:1]); f != nil {
-			return f
+		rec, err := rd.next(va, &w.rec)
+		if err != nil {
+			return err
 		}
-		op := w.rec[0]
-		n := int(recordSize[op])
-		if n == 0 {
-			return clErrorf("tile list at %#x: unknown opcode %d", va, op)
-		}
-		if n > 1 {
-			if f := w.m.read(va+1, w.rec[1:n]); f != nil {
-				return f
-			}
-		}
-		rec := w.rec[:n]
+		op := rec[0]
+		n := len(rec)
 		va += uint32(n)
 		switch op {
 		case opNOP:
@@ -222,6 +240,13 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		case opReturnFromSubList:
 			return w.flushSegment()
 		case opTilePrimitive:
+			if count < skip {
+				if rec[1] > tilePrimTriangle {
+					return clErrorf("TILE_PRIMITIVE mode %d", rec[1])
+				}
+				w.perf.hsrPrimitives++
+				continue
+			}
 			if err := w.addPrim(rec); err != nil {
 				return err
 			}
@@ -354,6 +379,14 @@ func (w *worker) addPrim(r []byte) error {
 			return err
 		}
 	}
+	v := [3]uint32{u32(r, 2), u32(r, 6), u32(r, 10)}
+	w.queuePrim(kind, &v)
+	return nil
+}
+
+// queuePrim appends a primitive to the segment, giving each vertex a slot
+// in the segment's dedupe table; the segment has room for it.
+func (w *worker) queuePrim(kind uint8, vs *[3]uint32) {
 	if len(w.prims) == 0 && len(w.uniq) == 0 {
 		w.stamp++
 		if w.stamp == 0 { // wrapped: forget every old stamp
@@ -363,8 +396,8 @@ func (w *worker) addPrim(r []byte) error {
 	}
 	p := segPrim{kind: kind}
 	for k := 0; k <= int(kind); k++ {
-		v := u32(r, 2+4*k)
-		h := (v * 0x9E3779B1) >> (32 - 12)
+		v := vs[k]
+		h := (v * 0x9E3779B1) >> (32 - dedupeBits)
 		for {
 			if w.hstamp[h] != w.stamp {
 				w.hstamp[h], w.hkey[h] = w.stamp, v
@@ -380,7 +413,6 @@ func (w *worker) addPrim(r []byte) error {
 		p.slot[k] = w.hslot[h]
 	}
 	w.prims = append(w.prims, p)
-	return nil
 }
 
 // flushSegment shades the segment's vertices and rasterises its primitives.
@@ -392,6 +424,7 @@ func (w *worker) flushSegment() error {
 		return err
 	}
 	w.setupRaster()
+	w.newWindowSegment()
 	for i := range w.prims {
 		if i&15 == 15 && w.r.e.aborted(w.r.gen) {
 			return errAborted
@@ -407,6 +440,16 @@ func (w *worker) flushSegment() error {
 	// the kernel's watchdog sees a long tile making progress.
 	w.perf.flushTo(w.g)
 	return err
+}
+
+// newWindowSegment forgets the cached window positions (the vertex slots
+// now hold another segment's vertices, or the viewport changed).
+func (w *worker) newWindowSegment() {
+	w.winSeg++
+	if w.winSeg == 0 { // wrapped: forget every old stamp
+		w.winStamp = [segMaxVerts]uint32{}
+		w.winSeg = 1
+	}
 }
 
 // shadeVertices runs the vertex shader on the segment's unique vertices.

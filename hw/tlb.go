@@ -64,19 +64,23 @@ func compare(fn, a, b uint32) bool {
 // against the tile buffer. Only monotonic functions use it (see
 // setupRaster): a later write can only make the test stricter, and the
 // late test repeats it, so the result is exact.
+//
+// The depth of each lane is computed with emitQuad's expressions (lane 0's
+// plane value, then steps of zdx and zdy, plus the offset), so the early
+// test sees exactly the value the late test will see.
 func (w *worker) earlyDepth(x, y int, mask uint16) uint16 {
 	I := &w.ras.I
 	fn := w.st.depthFunc
+	fx := float64(x) + 0.5 - I.ax
+	fy := float64(y) + 0.5 - I.ay
+	z0 := I.z + I.zdx*fx + I.zdy*fy
+	zs := [4]float64{z0 + I.zoff, z0 + I.zdx + I.zoff, z0 + I.zdy + I.zoff, z0 + I.zdx + I.zdy + I.zoff}
+	i0 := (y-w.y0)*maxTileSize + (x - w.x0)
 	for l := 0; l < 4; l++ {
 		if mask&(1<<l) == 0 {
 			continue
 		}
-		px, py := x+(l&1), y+(l>>1)
-		fx := float64(px) + 0.5 - I.ax
-		fy := float64(py) + 0.5 - I.ay
-		z := depthTo24(I.z + I.zdx*fx + I.zdy*fy + I.zoff)
-		i := (py-w.y0)*maxTileSize + (px - w.x0)
-		if !compare(fn, z, w.zs[i]&depthMax) {
+		if !compare(fn, depthTo24(zs[l]), w.zs[i0+laneOffset[l]]&depthMax) {
 			mask &^= 1 << l
 		}
 	}
@@ -161,6 +165,22 @@ func (w *worker) resolve(mask uint16) {
 				math.Float32bits(bt.Color[2][0]), math.Float32bits(bt.Color[3][0])}
 			if bm.src != src {
 				bm.valid = false
+			}
+			if mask == 0xFFFF {
+				// A full batch (a 4×4 block): quad by quad, lanes in
+				// order, without per-lane index arithmetic.
+				for q := 0; q < 4; q++ {
+					b := fb.quad[q]
+					for l, off := range laneOffset {
+						i := b + off
+						dst := w.color[i]
+						if !bm.valid || bm.dst != dst {
+							*bm = blendMemo{valid: true, src: src, dst: dst, out: w.blendPixel(4*q+l, dst)}
+						}
+						w.color[i] = bm.out
+					}
+				}
+				return
 			}
 			for m := mask; m != 0; m &= m - 1 {
 				lane := mbits.TrailingZeros16(m)

@@ -92,6 +92,11 @@ const (
 	ParamPerfXlatPrograms
 	ParamPerfXlatHits
 	ParamPerfXlatMisses
+
+	// Fixed-function counters of the GPU (all contexts), as 64-bit values.
+	ParamPerfHSRPrimitives  // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
+	ParamPerfRasterBlocks   // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
+	ParamPerfEarlyZRejected // fragments rejected by the depth test before shading (PERF_EARLYZ_REJECTED)
 )
 
 // GetParamArgs is the argument of File.GetParam.

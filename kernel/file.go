@@ -25,6 +25,18 @@ func (f *File) check() error {
 	return nil
 }
 
+// readCounter64 reads a 64-bit performance counter whose low word is at lo
+// and high word at lo+4, re-reading until the high word is stable.
+func readCounter64(m machine, lo reg) uint64 {
+	for {
+		hi := m.ReadReg(lo + 4)
+		l := m.ReadReg(lo)
+		if m.ReadReg(lo+4) == hi {
+			return uint64(hi)<<32 | uint64(l)
+		}
+	}
+}
+
 // GetParam reports a device parameter.
 func (f *File) GetParam(a *GetParamArgs) error {
 	d := f.d
@@ -62,20 +74,16 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		d.mu.Lock()
 		a.Value = uint64(f.ctx.resetStatus())
 		d.mu.Unlock()
-	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices,
-		ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
-		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
-		if a.Param >= ParamPerfXlatInstructions {
-			lo = reg(hw.RegPerfXlatInstructions) + reg(a.Param-ParamPerfXlatInstructions)*8
-		}
-		for {
-			hi := d.m.ReadReg(lo + 4)
-			l := d.m.ReadReg(lo)
-			if d.m.ReadReg(lo+4) == hi {
-				a.Value = uint64(hi)<<32 | uint64(l)
-				break
-			}
-		}
+	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfQPUInstructions)+reg(a.Param-ParamPerfQPUInstructions)*8)
+	case ParamPerfHSRPrimitives:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfHSRPrimitives))
+	case ParamPerfRasterBlocks:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfRasterBlocks))
+	case ParamPerfEarlyZRejected:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfEarlyZRejected))
+	case ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfXlatInstructions)+reg(a.Param-ParamPerfXlatInstructions)*8)
 	default:
 		return errorf(EINVAL, "unknown param %d", a.Param)
 	}

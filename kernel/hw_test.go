@@ -147,6 +147,12 @@ func hwJob(t testing.TB, f *File, w, h uint32, fs string, tris [][2]float32, pri
 	rec(cl.ClipperZScaleAndOffset{Scale: 0.5, Offset: 0.5})
 	rec(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.CompareAlways})
 	rec(cl.ColorMask{R: true, G: true, B: true, A: true})
+	// Blending with ONE, ZERO writes what no blending writes, but it keeps
+	// the GPU's hidden-surface removal from dropping all but the last of
+	// the overlapping triangles: N primitives cost N full passes, which is
+	// what the tests that need long jobs count on.
+	rec(cl.BlendConfig{Enable: true, SrcRGB: cl.BlendFactorOne, DstRGB: cl.BlendFactorZero,
+		SrcAlpha: cl.BlendFactorOne, DstAlpha: cl.BlendFactorZero})
 	gss := rec(cl.GLShaderState{AttributeCount: 1})
 	for range primitives {
 		rec(cl.VertexArrayPrimitives{Mode: cl.PrimTriangles, Length: uint32(len(tris))})

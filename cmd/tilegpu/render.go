@@ -272,6 +272,9 @@ func cmdRender(args []string) error {
 		fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane; %d by translated code, %d programs translated), %d vertices and %d fragments shaded\n",
 			res.Output, res.Width, res.Height, res.Triangles, res.TrianglesDrawn, res.Tiles, res.Milliseconds, res.Instructions, res.XlatInstrs, res.XlatPrograms, res.Vertices, res.Fragments)
 	}
+	if *remote == "" && !*jsonOut {
+		fmt.Fprintln(stdout, countersLine(ctx.Stats(), len(jobs)*frames))
+	}
 	return nil
 }
 
@@ -529,6 +532,7 @@ func cmdBench(args []string) error {
 	if st := ctx.Stats(); *remote == "" {
 		fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
 			st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
+		fmt.Fprintln(stdout, countersLine(st, *frames+1))
 	}
 	if *out != "" {
 		img := sc.ReadPixels()
@@ -538,6 +542,13 @@ func cmdBench(args []string) error {
 		return writeImage(*out, img)
 	}
 	return nil
+}
+
+// countersLine formats the GPU's performance counters over the frames
+// rendered (warm-up included), one key=value per counter.
+func countersLine(st tilegpu.Stats, frames int) string {
+	return fmt.Sprintf("counters frames=%d instructions=%d vertices=%d triangles=%d fragments=%d tiles=%d hsr_primitives=%d raster_blocks=%d earlyz_rejected=%d draws=%d jobs=%d",
+		frames, st.Instructions, st.Vertices, st.Triangles, st.Fragments, st.Tiles, st.HSRPrimitives, st.RasterBlocks, st.EarlyZRejected, st.Draws, st.Jobs)
 }
 
 // writeImage writes img in the format of path's extension.

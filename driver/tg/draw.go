@@ -237,8 +237,10 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 			DepthTestEnable:     depthTest,
 			DepthFunc:           cl.CompareFunc(z.DepthFunc),
 			ZUpdatesEnable:      depthTest && z.DepthWrite,
-			EarlyZEnable:        depthTest && !cv.v.FSDiscardsOrWritesZ,
-			StencilEnable:       z.StencilEnable && hasZS,
+			// The hardware decides when early rejection is exact (it
+			// checks the program for TLB_Z writes; discard is fine).
+			EarlyZEnable:  depthTest,
+			StencilEnable: z.StencilEnable && hasZS,
 		})
 	}
 	if d&dirtyRasterizer != 0 {

@@ -59,6 +59,8 @@ type TMU struct {
 	// need no clearing per call).
 	tx [4][Lanes]uint32
 	wq [4][Lanes]float32
+	// sample2D's per-level results: level a, level b, one group.
+	ra, rb, rg [4][Lanes]float32
 
 	// inRun: a Core has called beginRun, so pages stays valid until the
 	// core flushes it instead of being emptied at every fetch.
@@ -95,7 +97,22 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 	if !d.Cube && d.Levels == 1 && int(d.MinFilter) == int(d.MagFilter) {
 		return u.sampleSingleLevel(req, out)
 	}
-	w0, h0 := int(d.Width), int(d.Height)
+	if !d.Cube {
+		if u.sample2D(req, out) == nil {
+			return nil
+		}
+		// A fault: sample again lane by lane, so the fault reported is the
+		// first in lane order, as sampleLanes defines it.
+	}
+	return u.sampleLanes(req, out)
+}
+
+// sampleLanes is the general path, one lane at a time: every lane picks its
+// filter, levels and face and samples them, lanes in order (so a fault is
+// the first access in lane order that fails). sample2D computes the same
+// values for 2D textures a level at a time over all lanes.
+func (u *TMU) sampleLanes(req *TexRequest, out *[4][Lanes]float32) error {
+	d := &u.d
 	// coordinates and faces
 	if d.Cube {
 		for l := 0; l < Lanes; l++ {
@@ -105,72 +122,15 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 		u.s, u.t = req.S, req.T
 		u.face = [Lanes]uint8{}
 	}
-	c := 0.0
-	if d.MagFilter == cl.MagFilterLinear && (d.MinFilter == cl.MinFilterNearestMipmapNearest || d.MinFilter == cl.MinFilterNearestMipmapLinear) {
-		c = 0.5
-	}
+	c := u.switchOver()
 	q := int(d.Levels) - 1
-	// λ matters only when it can change the filter or the level; it is the
-	// same for the four lanes of a quad, so take one log2 per quad.
-	mipmapped := d.MinFilter >= cl.MinFilterNearestMipmapNearest
-	needLambda := mipmapped || int(d.MinFilter) != int(d.MagFilter)
-	var quadLambda [Lanes / 4]float64
-	var cubeLambda [Lanes]float64 // cube maps: per lane, in the lane's own face
-	if req.Derivatives && !req.HasLOD && needLambda {
-		rho := func(s0, s1, s2, t0, t1, t2 float32) float64 {
-			dsdx := float64(s1-s0) * float64(w0)
-			dtdx := float64(t1-t0) * float64(h0)
-			dsdy := float64(s2-s0) * float64(w0)
-			dtdy := float64(t2-t0) * float64(h0)
-			rho2 := math.Max(dsdx*dsdx+dtdx*dtdx, dsdy*dsdy+dtdy*dtdy)
-			return 0.5 * math.Log2(rho2) // log2 ρ = ½·log2 ρ²
-		}
-		for qd := range quadLambda {
-			if req.Mask>>(4*qd)&0xf == 0 {
-				continue
-			}
-			b := 4 * qd
-			if !d.Cube {
-				quadLambda[qd] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
-				continue
-			}
-			// A cube quad's lanes may pick different faces (helper lanes
-			// beyond a face's edge in particular): differences of s, t
-			// across faces mean nothing. Each lane takes the derivatives
-			// of the quad's directions projected on its own face, as GL's
-			// per-fragment λ uses the fragment's own major axis.
-			for l := b; l < b+4; l++ {
-				if req.Mask&(1<<l) == 0 {
-					continue
-				}
-				f := u.face[l]
-				if f == u.face[b] && f == u.face[b+1] && f == u.face[b+2] {
-					cubeLambda[l] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
-					continue
-				}
-				s0, t0 := cubeFaceCoords(f, req.S[b], req.T[b], req.R[b])
-				s1, t1 := cubeFaceCoords(f, req.S[b+1], req.T[b+1], req.R[b+1])
-				s2, t2 := cubeFaceCoords(f, req.S[b+2], req.T[b+2], req.R[b+2])
-				cubeLambda[l] = rho(s0, s1, s2, t0, t1, t2)
-			}
-		}
-	}
+	var lambdas [Lanes]float64
+	u.lambdas(req, &lambdas)
 	for l := 0; l < Lanes; l++ {
 		if req.Mask&(1<<l) == 0 {
 			continue
 		}
-		var lambda float64
-		switch {
-		case req.HasLOD:
-			lambda = float64(req.LOD[l])
-		case req.Derivatives && d.Cube:
-			lambda = cubeLambda[l]
-		case req.Derivatives:
-			lambda = quadLambda[l>>2]
-		}
-		if req.HasBias {
-			lambda += float64(req.Bias[l])
-		}
+		lambda := lambdas[l]
 		var rgba [4]float32
 		var err error
 		s, t, f := u.s[l], u.t[l], int(u.face[l])
@@ -225,6 +185,232 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 	return nil
 }
 
+// switchOver is GL ES 2.0 §3.7.7's c: λ above it minifies.
+func (u *TMU) switchOver() float64 {
+	d := &u.d
+	if d.MagFilter == cl.MagFilterLinear && (d.MinFilter == cl.MinFilterNearestMipmapNearest || d.MinFilter == cl.MinFilterNearestMipmapLinear) {
+		return 0.5
+	}
+	return 0
+}
+
+// lambdas computes every masked lane's λ (plus bias, or the explicit LOD)
+// from u.s and u.t, the face coordinates.
+func (u *TMU) lambdas(req *TexRequest, out *[Lanes]float64) {
+	d := &u.d
+	w0, h0 := int(d.Width), int(d.Height)
+	// λ matters only when it can change the filter or the level; it is the
+	// same for the four lanes of a quad, so take one log2 per quad.
+	mipmapped := d.MinFilter >= cl.MinFilterNearestMipmapNearest
+	needLambda := mipmapped || int(d.MinFilter) != int(d.MagFilter)
+	var quadLambda [Lanes / 4]float64
+	var cubeLambda [Lanes]float64 // cube maps: per lane, in the lane's own face
+	if req.Derivatives && !req.HasLOD && needLambda {
+		rho := func(s0, s1, s2, t0, t1, t2 float32) float64 {
+			dsdx := float64(s1-s0) * float64(w0)
+			dtdx := float64(t1-t0) * float64(h0)
+			dsdy := float64(s2-s0) * float64(w0)
+			dtdy := float64(t2-t0) * float64(h0)
+			rho2 := math.Max(dsdx*dsdx+dtdx*dtdx, dsdy*dsdy+dtdy*dtdy)
+			return 0.5 * math.Log2(rho2) // log2 ρ = ½·log2 ρ²
+		}
+		for qd := range quadLambda {
+			if req.Mask>>(4*qd)&0xf == 0 {
+				continue
+			}
+			b := 4 * qd
+			if !d.Cube {
+				quadLambda[qd] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
+				continue
+			}
+			// A cube quad's lanes may pick different faces (helper lanes
+			// beyond a face's edge in particular): differences of s, t
+			// across faces mean nothing. Each lane takes the derivatives
+			// of the quad's directions projected on its own face, as GL's
+			// per-fragment λ uses the fragment's own major axis.
+			for l := b; l < b+4; l++ {
+				if req.Mask&(1<<l) == 0 {
+					continue
+				}
+				f := u.face[l]
+				if f == u.face[b] && f == u.face[b+1] && f == u.face[b+2] {
+					cubeLambda[l] = rho(u.s[b], u.s[b+1], u.s[b+2], u.t[b], u.t[b+1], u.t[b+2])
+					continue
+				}
+				s0, t0 := cubeFaceCoords(f, req.S[b], req.T[b], req.R[b])
+				s1, t1 := cubeFaceCoords(f, req.S[b+1], req.T[b+1], req.R[b+1])
+				s2, t2 := cubeFaceCoords(f, req.S[b+2], req.T[b+2], req.R[b+2])
+				cubeLambda[l] = rho(s0, s1, s2, t0, t1, t2)
+			}
+		}
+	}
+	for l := 0; l < Lanes; l++ {
+		var lambda float64
+		switch {
+		case req.HasLOD:
+			lambda = float64(req.LOD[l])
+		case req.Derivatives && d.Cube:
+			lambda = cubeLambda[l]
+		case req.Derivatives:
+			lambda = quadLambda[l>>2]
+		}
+		if req.HasBias {
+			lambda += float64(req.Bias[l])
+		}
+		out[l] = lambda
+	}
+}
+
+// levelPick is one lane's choice in sample2D: level a (and b when b >= 0,
+// blended by frac), each with linear or nearest filtering.
+type levelPick struct {
+	a, b   int8
+	linear bool
+	frac   float32
+}
+
+// sample2D is sampleLanes for 2D textures, a level at a time: every lane's
+// λ picks its levels and filter as sampleLanes does, then each (level,
+// filter) group is filtered over all its lanes (bilinearLevel) and the two
+// levels of *_MIPMAP_LINEAR are blended with sampleLanes's arithmetic, so
+// the results are the same bits. Accesses are not in lane order; on a
+// fault the caller samples again with sampleLanes.
+func (u *TMU) sample2D(req *TexRequest, out *[4][Lanes]float32) error {
+	d := &u.d
+	u.s, u.t = req.S, req.T
+	c := u.switchOver()
+	q := int(d.Levels) - 1
+	var lambdas [Lanes]float64
+	u.lambdas(req, &lambdas)
+	magLinear := d.MagFilter == cl.MagFilterLinear
+	var pick [Lanes]levelPick
+	var blended uint16 // lanes with a second level
+	for l := 0; l < Lanes; l++ {
+		if req.Mask&(1<<l) == 0 {
+			continue
+		}
+		lambda := lambdas[l]
+		p := levelPick{b: -1}
+		if !(lambda > c) { // magnification, or NaN
+			p.linear = magLinear
+		} else {
+			switch d.MinFilter {
+			case cl.MinFilterNearest, cl.MinFilterLinear:
+				p.linear = d.MinFilter == cl.MinFilterLinear
+			case cl.MinFilterNearestMipmapNearest, cl.MinFilterLinearMipmapNearest:
+				level := q
+				if lambda <= 0.5 {
+					level = 0
+				} else if lambda <= float64(q)+0.5 {
+					level = int(math.Ceil(lambda+0.5)) - 1
+				}
+				p.a = int8(level)
+				p.linear = d.MinFilter == cl.MinFilterLinearMipmapNearest
+			default: // *_MIPMAP_LINEAR
+				p.linear = d.MinFilter == cl.MinFilterLinearMipmapLinear
+				if lambda >= float64(q) {
+					p.a = int8(q)
+					break
+				}
+				d1 := int(math.Floor(lambda))
+				p.a, p.b = int8(d1), int8(d1+1)
+				p.frac = float32(lambda - float64(d1))
+				blended |= 1 << l
+			}
+		}
+		pick[l] = p
+	}
+	ra, rb := &u.ra, &u.rb
+	if err := u.filterGroups(req.Mask, &pick, false, ra); err != nil {
+		return err
+	}
+	if blended != 0 {
+		if err := u.filterGroups(blended, &pick, true, rb); err != nil {
+			return err
+		}
+	}
+	for l := 0; l < Lanes; l++ {
+		if req.Mask&(1<<l) == 0 {
+			continue
+		}
+		rgba := [4]float32{ra[0][l], ra[1][l], ra[2][l], ra[3][l]}
+		if blended&(1<<l) != 0 {
+			frac := pick[l].frac
+			for k := range rgba {
+				rgba[k] = float32(float32((1-frac)*rgba[k]) + float32(frac*rb[k][l]))
+			}
+		}
+		if u.identitySwizzle {
+			out[0][l], out[1][l], out[2][l], out[3][l] = rgba[0], rgba[1], rgba[2], rgba[3]
+			continue
+		}
+		for ch := 0; ch < 4; ch++ {
+			switch sel := d.Swizzle >> (3 * ch) & 7; sel {
+			case 4:
+				out[ch][l] = 0
+			case 5:
+				out[ch][l] = 1
+			default:
+				out[ch][l] = rgba[sel]
+			}
+		}
+	}
+	return nil
+}
+
+// filterGroups filters the lanes of mask at their level a (or b when
+// second), one (level, filter) group at a time, into dst.
+func (u *TMU) filterGroups(mask uint16, pick *[Lanes]levelPick, second bool, dst *[4][Lanes]float32) error {
+	level := func(l int) int {
+		if second {
+			return int(pick[l].b)
+		}
+		return int(pick[l].a)
+	}
+	wrote := false // some group's lanes are in dst already
+	for mask != 0 {
+		first := bits.TrailingZeros16(mask)
+		n, linear := level(first), pick[first].linear
+		var group uint16
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros16(m)
+			if level(l) == n && pick[l].linear == linear {
+				group |= 1 << l
+			}
+		}
+		mask &^= group
+		direct := !wrote && mask == 0
+		wrote = true
+		if !linear {
+			for m := group; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros16(m)
+				rgba, err := u.sampleLevel(n, 0, u.s[l], u.t[l], false)
+				if err != nil {
+					return err
+				}
+				dst[0][l], dst[1][l], dst[2][l], dst[3][l] = rgba[0], rgba[1], rgba[2], rgba[3]
+			}
+			continue
+		}
+		if direct {
+			// The only group: filter straight into dst (lanes outside it
+			// are written too, and ignored).
+			if err := u.bilinearLevel(n, group, &u.s, &u.t, dst); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := u.bilinearLevel(n, group, &u.s, &u.t, &u.rg); err != nil {
+			return err
+		}
+		for m := group; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros16(m)
+			dst[0][l], dst[1][l], dst[2][l], dst[3][l] = u.rg[0][l], u.rg[1][l], u.rg[2][l], u.rg[3][l]
+		}
+	}
+	return nil
+}
+
 // sampleSingleLevel serves the common case of a 2D texture with one
 // level and the same minification and magnification filter: λ cannot
 // change the result, so every lane samples level 0 with that filter, as
@@ -266,9 +452,15 @@ func (u *TMU) sampleSingleLevel(req *TexRequest, out *[4][Lanes]float32) error {
 // result stored straight into out (identity swizzle). The arithmetic is
 // sampleLevel's, operation for operation.
 func (u *TMU) bilinearLevel0(req *TexRequest, out *[4][Lanes]float32) error {
-	w, h := u.lw[0], u.lh[0]
+	return u.bilinearLevel(0, req.Mask, &req.S, &req.T, out)
+}
+
+// bilinearLevel is sampleLevel(n, 0, s, t, true) for the lanes of mask,
+// written to out[channel][lane]; lanes outside mask get stale values.
+func (u *TMU) bilinearLevel(n int, mask uint16, S, T *[Lanes]float32, out *[4][Lanes]float32) error {
+	w, h := u.lw[n], u.lh[n]
 	fw, fh := float32(w), float32(h)
-	base := u.d.Address
+	base := u.d.Address + u.loff[n]
 	ws, wt := u.d.WrapS, u.d.WrapT
 	// Two passes: addresses, texel words and weights lane by lane (every
 	// fetch, and so every fault, in lane order), then the filter channel by
@@ -282,15 +474,15 @@ func (u *TMU) bilinearLevel0(req *TexRequest, out *[4][Lanes]float32) error {
 	var slowRGBA [Lanes][4]float32
 	wq, tx := &u.wq, &u.tx
 	for l := 0; l < Lanes; l++ {
-		if req.Mask&(1<<l) == 0 {
+		if mask&(1<<l) == 0 {
 			continue
 		}
-		x := float32(req.S[l] * fw)
-		y := float32(req.T[l] * fh)
+		x := float32(S[l] * fw)
+		y := float32(T[l] * fh)
 		x = float32(x - 0.5)
 		y = float32(y - 0.5)
 		if !small(x) || !small(y) {
-			rgba, err := u.sampleLevel(0, 0, req.S[l], req.T[l], true)
+			rgba, err := u.sampleLevel(n, 0, S[l], T[l], true)
 			if err != nil {
 				return err
 			}
@@ -340,6 +532,18 @@ func (u *TMU) bilinearLevel0(req *TexRequest, out *[4][Lanes]float32) error {
 		wq[2][l] = float32((1 - alpha) * beta)
 		wq[3][l] = float32(alpha * beta)
 	}
+	filterBilinear(tx, wq, out)
+	for ; slow != 0; slow &= slow - 1 {
+		l := bits.TrailingZeros16(slow)
+		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
+	}
+	return nil
+}
+
+// filterBilinearGo filters four texel words per lane with their weights,
+// channel by channel: sampleLevel's arithmetic for 16 lanes. On amd64
+// filterBilinear does the same in SSE2.
+func filterBilinearGo(tx *[4][Lanes]uint32, wq *[4][Lanes]float32, out *[4][Lanes]float32) {
 	for k := 0; k < 4; k++ {
 		sh := 8 * k
 		o := &out[k]
@@ -350,11 +554,6 @@ func (u *TMU) bilinearLevel0(req *TexRequest, out *[4][Lanes]float32) error {
 			o[l] = float32(v + float32(wq[3][l]*unorm8[tx[3][l]>>sh&0xff]))
 		}
 	}
-	for ; slow != 0; slow &= slow - 1 {
-		l := bits.TrailingZeros16(slow)
-		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
-	}
-	return nil
 }
 
 // identitySwizzleBits is Swizzle selecting R, G, B, A in order.
