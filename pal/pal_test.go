@@ -1,0 +1,169 @@
+package pal
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
+)
+
+const triVS = `
+attribute vec2 a_pos;
+void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }
+`
+
+const triFS = `
+precision mediump float;
+uniform vec4 u_color;
+void main() { gl_FragColor = u_color; }
+`
+
+// rig is a device with a queue, an allocator, a colour target and a
+// triangle pipeline: what most tests start from.
+type rig struct {
+	plat   *Platform
+	dev    *Device
+	queue  *Queue
+	alloc  *CmdAllocator
+	image  *Image
+	target *ColorTargetView
+	mem    *GpuMemory // image memory
+	pipe   *Pipeline
+	vbuf   *GpuMemory
+	w, h   int
+}
+
+func newRig(t testing.TB, w, h int) *rig {
+	t.Helper()
+	plat, err := NewPlatform(PlatformCreateInfo{MemorySize: 64 << 20, Cores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(plat.Destroy)
+	r := &rig{plat: plat, dev: plat.Devices()[0], w: w, h: h}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.queue, err = r.dev.CreateQueue(QueueCreateInfo{})
+	must(err)
+	r.alloc, err = r.dev.CreateCmdAllocator(CmdAllocatorCreateInfo{})
+	must(err)
+	r.image, err = r.dev.CreateImage(ImageCreateInfo{Width: w, Height: h, Format: FormatRGBA8Unorm})
+	must(err)
+	req := r.image.GpuMemoryRequirements()
+	r.mem, err = r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: req.Size})
+	must(err)
+	must(r.image.BindGpuMemory(r.mem, 0))
+	r.target, err = r.dev.CreateColorTargetView(r.image)
+	must(err)
+	r.pipe, err = r.dev.CreateGraphicsPipeline(GraphicsPipelineCreateInfo{
+		VertexShader: triVS, FragmentShader: triFS, Topology: cl.PrimTriangles,
+		VertexInputs: []VertexInput{{Name: "a_pos", Type: cl.AttrFloat, Components: 2}},
+	})
+	must(err)
+	preq := r.pipe.GpuMemoryRequirements()
+	pmem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: preq.Size})
+	must(err)
+	must(r.pipe.BindGpuMemory(pmem, 0))
+	r.vbuf, err = r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	must(err)
+	must(r.dev.AddGpuMemoryReferences(r.mem, pmem, r.vbuf))
+	return r
+}
+
+func floats(v ...float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		u := math.Float32bits(x)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}
+
+func colorWords(c [4]float32) []uint32 {
+	return []uint32{math.Float32bits(c[0]), math.Float32bits(c[1]), math.Float32bits(c[2]), math.Float32bits(c[3])}
+}
+
+// recordTriangle records: clear to clear, draw the triangle at vbuf
+// offset 0 in colour col.
+func (r *rig) recordTriangle(t testing.TB, cb *CmdBuffer, clear, col [4]float32) {
+	t.Helper()
+	slot, _, ok := r.pipe.UserDataSlot("u_color")
+	if !ok {
+		t.Fatal("no u_color")
+	}
+	for _, err := range []error{
+		cb.Begin(),
+		cb.CmdBindTargets(r.target, nil),
+		cb.CmdClearColorTarget(clear),
+		cb.CmdBindPipeline(r.pipe),
+		cb.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}),
+		cb.CmdSetUserData(slot, colorWords(col)),
+		cb.CmdDraw(0, 3, 0, 1),
+		cb.End(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (r *rig) submitAndWait(t testing.TB, cbs ...*CmdBuffer) {
+	t.Helper()
+	f := r.dev.CreateFence()
+	if err := r.queue.Submit(SubmitInfo{CmdBuffers: cbs, Fence: f}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Wait(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pixel returns the RGBA8 pixel at (x, y), y up.
+func (r *rig) pixel(x, y int) [4]byte {
+	b := r.mem.bytes[y*r.image.RowPitch()+4*x:]
+	return [4]byte{b[0], b[1], b[2], b[3]}
+}
+
+func TestTriangleExactPixels(t *testing.T) {
+	r := newRig(t, 64, 64)
+	// The lower-left half of the target: pixel centres with x+y < 63 are
+	// inside, x+y > 63 outside; x+y == 63 lies on the edge and is left
+	// to the fill rule (checked against GL in TestTriangleMatchesGL).
+	copy(r.vbuf.bytes, floats(-1, -1, 1, -1, -1, 1))
+	cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.recordTriangle(t, cb, [4]float32{0, 0, 1, 1}, [4]float32{1, 0, 0, 1})
+	r.submitAndWait(t, cb)
+	red, blue := [4]byte{255, 0, 0, 255}, [4]byte{0, 0, 255, 255}
+	inside := 0
+	for y := 0; y < r.h; y++ {
+		for x := 0; x < r.w; x++ {
+			got := r.pixel(x, y)
+			switch {
+			case x+y < 63:
+				inside++
+				if got != red {
+					t.Fatalf("pixel (%d,%d) = %v, want red %v", x, y, got, red)
+				}
+			case x+y > 63:
+				if got != blue {
+					t.Fatalf("pixel (%d,%d) = %v, want blue (clear) %v", x, y, got, blue)
+				}
+			default:
+				if got != red && got != blue {
+					t.Fatalf("edge pixel (%d,%d) = %v, neither colour", x, y, got)
+				}
+			}
+		}
+	}
+	if inside != 63*64/2 {
+		t.Fatalf("checked %d inside pixels", inside)
+	}
+}
