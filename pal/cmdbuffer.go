@@ -171,6 +171,7 @@ type CmdBuffer struct {
 	indexType  IndexType
 	baseVertex int32
 	userData   []uint32
+	views      [MaxTextureUnits]*ImageView
 	dirty      uint32
 }
 
@@ -552,6 +553,25 @@ func (cb *CmdBuffer) CmdSetUserData(first int, values []uint32) error {
 	return nil
 }
 
+// CmdBindImageViews binds image views to texture units first... (nil
+// unbinds); a shader's sampler uniform selects a unit.
+func (cb *CmdBuffer) CmdBindImageViews(first int, views []*ImageView) error {
+	if err := cb.check("CmdBindImageViews"); err != nil {
+		return err
+	}
+	if first < 0 || first > MaxTextureUnits || len(views) > MaxTextureUnits-first {
+		return cb.failf(ErrInvalidArgument, "CmdBindImageViews: units %d+%d beyond %d", first, len(views), MaxTextureUnits)
+	}
+	for i, v := range views {
+		if v != nil && v.image.dev != cb.dev {
+			return cb.failf(ErrWrongDevice, "CmdBindImageViews unit %d", first+i)
+		}
+	}
+	copy(cb.views[first:], views)
+	cb.dirty |= dirtyUserData
+	return nil
+}
+
 // CmdSetVertexBuffers binds vertex buffers to slots first...
 func (cb *CmdBuffer) CmdSetVertexBuffers(first int, views []VertexBufferView) error {
 	if err := cb.check("CmdSetVertexBuffers"); err != nil {
@@ -882,10 +902,40 @@ func (cb *CmdBuffer) emitShaderState(j *job, p *Pipeline, pmem *GpuMemory, poff 
 			j.unifs = binary.LittleEndian.AppendUint32(j.unifs, cb.userWord(i))
 		}
 	}
+	// Texture descriptors go to the uniforms buffer (16-byte aligned)
+	// ahead of the streams that point at them.
+	var descs [MaxTextureUnits]int32
+	if p.usesTextures {
+		descs = [MaxTextureUnits]int32{}
+		for _, b := range []*compiler.Binary{p.v.VS, p.v.CS, p.v.FS} {
+			for _, u := range b.Uniforms {
+				if u.Kind != compiler.UniformTexture {
+					continue
+				}
+				unit := cb.userWord(int(u.Index))
+				if unit >= MaxTextureUnits || cb.views[unit] == nil {
+					return fmt.Errorf("%w: a sampler reads texture unit %d, which has no image view (CmdBindImageViews)", ErrInvalidArgument, unit)
+				}
+				if descs[unit] != 0 {
+					continue
+				}
+				v := cb.views[unit]
+				mem, off := v.image.get()
+				for len(j.unifs)%16 != 0 {
+					j.unifs = append(j.unifs, 0)
+				}
+				d := len(j.unifs)
+				j.unifs = append(j.unifs, make([]byte, cl.SizeTextureDescriptor)...)
+				v.desc.Pack(j.unifs[d:])
+				j.relocBO(kernel.SpaceUniforms, d+cl.TextureDescriptorLayout.AddressOffsets[0], mem, kernel.BORead, off)
+				descs[unit] = int32(d) + 1 // 0: not written yet
+			}
+		}
+	}
 	scratchBase := poff + uint64(p.scratchOff)
-	vsU := cb.writeUniforms(j, p.v.VS, pmem, scratchBase+uint64(p.vsScratch))
-	csU := cb.writeUniforms(j, p.v.CS, pmem, scratchBase+uint64(p.csScratch))
-	fsU := cb.writeUniforms(j, p.v.FS, pmem, scratchBase+uint64(p.fsScratch))
+	vsU := cb.writeUniforms(j, p.v.VS, pmem, scratchBase+uint64(p.vsScratch), &descs)
+	csU := cb.writeUniforms(j, p.v.CS, pmem, scratchBase+uint64(p.csScratch), &descs)
+	fsU := cb.writeUniforms(j, p.v.FS, pmem, scratchBase+uint64(p.fsScratch), &descs)
 
 	for len(j.shaderRecs)%16 != 0 {
 		j.shaderRecs = append(j.shaderRecs, 0)
@@ -931,7 +981,8 @@ func (cb *CmdBuffer) userWord(i int) uint32 {
 }
 
 // writeUniforms appends one stage's uniform stream and returns its offset.
-func (cb *CmdBuffer) writeUniforms(j *job, b *compiler.Binary, pmem *GpuMemory, scratch uint64) int {
+// descs[unit]-1 is the offset of the unit's texture descriptor.
+func (cb *CmdBuffer) writeUniforms(j *job, b *compiler.Binary, pmem *GpuMemory, scratch uint64, descs *[MaxTextureUnits]int32) int {
 	start := len(j.unifs)
 	for _, u := range b.Uniforms {
 		at := len(j.unifs)
@@ -941,6 +992,9 @@ func (cb *CmdBuffer) writeUniforms(j *job, b *compiler.Binary, pmem *GpuMemory, 
 			v = cb.userWord(int(u.Index))
 		case compiler.UniformConstant:
 			v = u.Value
+		case compiler.UniformTexture:
+			d := descs[cb.userWord(int(u.Index))] - 1
+			j.relocs = append(j.relocs, kernel.Reloc{Space: kernel.SpaceUniforms, Offset: uint32(at), Target: kernel.TargetUniforms, Delta: uint32(d)})
 		case compiler.UniformStorageAddress:
 			j.relocs = append(j.relocs, kernel.Reloc{Space: kernel.SpaceUniforms, Offset: uint32(at), Target: kernel.TargetUniforms, Delta: uint32(j.storageCopy)})
 		case compiler.UniformScratchAddress:

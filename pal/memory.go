@@ -2,6 +2,9 @@ package pal
 
 import (
 	"fmt"
+	"math/bits"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
 	"sync"
 
 	"github.com/tilegpu/tilegpu/kernel"
@@ -171,11 +174,14 @@ func (f ImageFormat) String() string {
 }
 
 // ImageCreateInfo describes an image (PAL's ImageCreateInfo). Images are
-// 2D, one mip level, one sample, linear: row y (0 = bottom, as GL's
-// window coordinates) starts at y·RowPitch.
+// 2D, one sample, linear: the mip levels are packed one after another
+// (level n is max(1, size>>n) on each side), rows packed, row y (0 = the
+// bottom row, as GL's window coordinates and texture t = 0) first. Only
+// level 0 can be a render target.
 type ImageCreateInfo struct {
 	Width, Height int
 	Format        ImageFormat
+	MipLevels     int // 0 means 1; at most 1 + log2(max(Width, Height))
 }
 
 // Image is PAL's IImage. It is an IGpuMemoryBindable.
@@ -194,18 +200,58 @@ func (d *Device) CreateImage(ci ImageCreateInfo) (*Image, error) {
 	if ci.Format != FormatRGBA8Unorm && ci.Format != FormatD24UnormS8Uint {
 		return nil, fmt.Errorf("%w: image format %v", ErrInvalidArgument, ci.Format)
 	}
+	if ci.MipLevels == 0 {
+		ci.MipLevels = 1
+	}
+	maxLevels := bits.Len(uint(max(ci.Width, ci.Height)))
+	if ci.MipLevels < 1 || ci.MipLevels > maxLevels {
+		return nil, fmt.Errorf("%w: %d mip levels for %d×%d (1..%d)", ErrInvalidArgument, ci.MipLevels, ci.Width, ci.Height, maxLevels)
+	}
 	return &Image{dev: d, ci: ci}, nil
+}
+
+// SubresourceLayout is where one mip level lies in the image's memory.
+type SubresourceLayout struct {
+	Offset        uint64 // bytes from the image's start
+	RowPitch      int
+	Width, Height int
+}
+
+// SubresourceLayout returns the layout of a mip level (PAL's
+// GetSubresourceLayout).
+func (im *Image) SubresourceLayout(level int) (SubresourceLayout, error) {
+	if level < 0 || level >= im.ci.MipLevels {
+		return SubresourceLayout{}, fmt.Errorf("%w: mip level %d of %d", ErrInvalidArgument, level, im.ci.MipLevels)
+	}
+	var off uint64
+	for l := 0; ; l++ {
+		w, h := max(im.ci.Width>>l, 1), max(im.ci.Height>>l, 1)
+		if l == level {
+			return SubresourceLayout{Offset: off, RowPitch: 4 * w, Width: w, Height: h}, nil
+		}
+		off += uint64(4 * w * h)
+	}
+}
+
+// levelsSize is the bytes of all levels, 64-byte aligned (the texture
+// descriptor's face stride).
+func (im *Image) levelsSize() uint64 {
+	var off uint64
+	for l := 0; l < im.ci.MipLevels; l++ {
+		off += uint64(4 * max(im.ci.Width>>l, 1) * max(im.ci.Height>>l, 1))
+	}
+	return (off + 63) &^ 63
 }
 
 // CreateInfo returns what the image was created with.
 func (im *Image) CreateInfo() ImageCreateInfo { return im.ci }
 
-// RowPitch returns the bytes between rows.
+// RowPitch returns the bytes between rows of level 0.
 func (im *Image) RowPitch() int { return im.ci.Width * 4 }
 
 // GpuMemoryRequirements implements IGpuMemoryBindable.
 func (im *Image) GpuMemoryRequirements() GpuMemoryRequirements {
-	return GpuMemoryRequirements{Size: uint64(im.RowPitch() * im.ci.Height), Alignment: 256, Heaps: []GpuHeap{HeapLocal}}
+	return GpuMemoryRequirements{Size: im.levelsSize(), Alignment: 256, Heaps: []GpuHeap{HeapLocal}}
 }
 
 // BindGpuMemory implements IGpuMemoryBindable.
@@ -249,4 +295,43 @@ func (d *Device) checkView(im *Image, f ImageFormat, what string) error {
 		return fmt.Errorf("%w: %s of an image without memory", ErrNotBound, what)
 	}
 	return nil
+}
+
+// SamplerCreateInfo is PAL's SamplerInfo: how an image is filtered and
+// wrapped.
+type SamplerCreateInfo struct {
+	MinFilter    cl.MinFilter
+	MagFilter    cl.MagFilter
+	WrapS, WrapT cl.Wrap
+}
+
+// ImageView is an image as a shader reads it, with its sampler: PAL's
+// image view and sampler SRDs in one (GLSL ES 1.00's sampler2D combines
+// them). It is bound to a texture unit with CmdBindImageViews; the
+// shader's sampler uniform (a user-data entry) holds the unit.
+type ImageView struct {
+	image *Image
+	desc  cl.TextureDescriptor // Address is relocated per job
+}
+
+// MaxTextureUnits is the number of image-view slots.
+const MaxTextureUnits = 16
+
+// CreateImageView creates a view of an RGBA8 image with memory.
+func (d *Device) CreateImageView(im *Image, s SamplerCreateInfo) (*ImageView, error) {
+	if err := d.checkView(im, FormatRGBA8Unorm, "ImageView"); err != nil {
+		return nil, err
+	}
+	if im.ci.MipLevels <= 1 && s.MinFilter > cl.MinFilterLinear {
+		// A single level cannot be mipmapped: the level-0 filter is what
+		// λ clamped to 0 gives (as driver/tg does for GL).
+		s.MinFilter = (s.MinFilter - cl.MinFilterNearestMipmapNearest) % 2
+	}
+	desc := cl.TextureDescriptor{Width: uint16(im.ci.Width), Height: uint16(im.ci.Height), Format: cl.TextureFormatRGBA8888,
+		Levels: uint8(im.ci.MipLevels), WrapS: s.WrapS, WrapT: s.WrapT, MinFilter: s.MinFilter, MagFilter: s.MagFilter,
+		FaceStride: uint32(im.levelsSize()), Swizzle: cl.SwizzleIdentity}
+	if err := desc.Check(); err != nil {
+		return nil, fmt.Errorf("%w: ImageView sampler: %v", ErrInvalidArgument, err)
+	}
+	return &ImageView{image: im, desc: desc}, nil
 }

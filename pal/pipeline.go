@@ -71,6 +71,7 @@ type Pipeline struct {
 	config          cl.ConfigurationBits      // rasterizer part
 	rasterRecs      [cl.SizeDepthOffset + cl.SizeLineWidth]byte
 	usesStorageCopy bool
+	usesTextures    bool
 }
 
 // CreateGraphicsPipeline compiles and links the shaders. A compile or link
@@ -107,8 +108,10 @@ func (d *Device) CreateGraphicsPipeline(ci GraphicsPipelineCreateInfo) (*Pipelin
 	if !prog.OK {
 		return nil, fmt.Errorf("%w: link: %s", ErrInvalidArgument, strings.TrimSpace(prog.Log))
 	}
-	if len(prog.Samplers) > 0 {
-		return nil, fmt.Errorf("%w: sampler %q: pal has no sampler/image views yet", ErrUnsupported, prog.Samplers[0].Name)
+	for _, sm := range prog.Samplers {
+		if sm.Cube {
+			return nil, fmt.Errorf("%w: sampler %q: pal has no cube images", ErrUnsupported, sm.Name)
+		}
 	}
 	for _, a := range prog.Attributes {
 		if _, ok := bindings[a.Name]; !ok {
@@ -136,6 +139,8 @@ func (d *Device) CreateGraphicsPipeline(ci GraphicsPipelineCreateInfo) (*Pipelin
 		for i, u := range b.Uniforms {
 			switch u.Kind {
 			case compiler.UniformStorage, compiler.UniformConstant, compiler.UniformStreamAddress:
+			case compiler.UniformTexture:
+				p.usesTextures = true
 			case compiler.UniformStorageAddress:
 				p.usesStorageCopy = true
 			case compiler.UniformScratchAddress:
