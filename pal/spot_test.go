@@ -8,7 +8,6 @@ import (
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/hw/cl"
-	"github.com/tilegpu/tilegpu/internal/vmath"
 	"github.com/tilegpu/tilegpu/scene"
 )
 
@@ -127,20 +126,7 @@ func renderSpotPAL(t *testing.T, w, h int) []byte {
 	}
 	vbuf, ibuf := buffer(verts), buffer(idx)
 
-	// DrawSpot's camera: the model centred, scaled to a unit box, turned;
-	// the eye in front, slightly above.
-	var c [3]float32
-	ext := float32(0)
-	for j := 0; j < 3; j++ {
-		c[j] = (mesh.Min[j] + mesh.Max[j]) / 2
-		ext = max(ext, mesh.Max[j]-mesh.Min[j])
-	}
-	s := 1.6 / ext
-	model := vmath.Mul(vmath.RotateY(math.Pi+0.6), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
-	eye := vmath.Vec3{0, 0.55, 2.9}
-	viewM := vmath.LookAt(eye, vmath.Vec3{0, 0, 0}, vmath.Vec3{0, 1, 0})
-	proj := vmath.Perspective(40*math.Pi/180, float32(w)/float32(h), 0.1, 20)
-	mvp := vmath.Mul(proj, vmath.Mul(viewM, model))
+	cam := scene.NewSpotCamera(mesh, w, h) // DrawSpot's camera and light
 
 	alloc, err := dev.CreateCmdAllocator(CmdAllocatorCreateInfo{})
 	must(err)
@@ -167,10 +153,10 @@ func renderSpotPAL(t *testing.T, w, h int) []byte {
 	must(cb.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: vbuf, Stride: scene.VertexStride}}))
 	must(cb.CmdBindIndexData(ibuf, 0, cl.IndexU32))
 	must(cb.CmdBindImageViews(0, []*ImageView{view}))
-	setFloats("u_mvp", mvp[:]...)
-	setFloats("u_model", model[:]...)
-	setFloats("u_light", -0.4, 0.8, 0.6)
-	setFloats("u_eye", eye[0], eye[1], eye[2])
+	setFloats("u_mvp", cam.MVP[:]...)
+	setFloats("u_model", cam.Model[:]...)
+	setFloats("u_light", cam.Light[:]...)
+	setFloats("u_eye", cam.Eye[:]...)
 	// u_tex stays 0: texture unit 0.
 	must(cb.CmdDrawIndexed(0, uint32(len(mesh.Indices)), 0, 0, 1))
 	must(cb.End())
