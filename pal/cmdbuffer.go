@@ -43,8 +43,9 @@ const (
 
 // Job size limits, below what SUBMIT_CL accepts (16 MiB per buffer, 2^20
 // relocations, 4096 BOs): a job is continued in a new one (which loads
-// the targets back) when one draw could take it over.
-const (
+// the targets back) when one draw could take it over. Variables so tests
+// can lower them.
+var (
 	jobBufferLimit = 12 << 20
 	jobRelocLimit  = 900_000
 	jobBOLimit     = 4000

@@ -167,3 +167,52 @@ func TestTriangleExactPixels(t *testing.T) {
 		t.Fatalf("checked %d inside pixels", inside)
 	}
 }
+
+// TestLongBufferContinuesInNewJobs: a command buffer whose job outgrows
+// the limits continues in jobs that load the targets back, so earlier
+// draws survive and the last draw wins.
+func TestLongBufferContinuesInNewJobs(t *testing.T) {
+	old := jobBufferLimit
+	jobBufferLimit = 2048
+	defer func() { jobBufferLimit = old }()
+	r := newRig(t, 64, 64)
+	// Triangle 0: the lower-left half; triangle 1: a small one top right.
+	copy(r.vbuf.bytes, floats(-1, -1, 1, -1, -1, 1, 0.5, 0.5, 1, 0.5, 1, 1))
+	cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot, _, _ := r.pipe.UserDataSlot("u_color")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(cb.Begin())
+	must(cb.CmdBindTargets(r.target, nil))
+	must(cb.CmdClearColorTarget([4]float32{0, 0, 0, 1}))
+	must(cb.CmdBindPipeline(r.pipe))
+	must(cb.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}))
+	must(cb.CmdSetUserData(slot, colorWords([4]float32{1, 0, 0, 1})))
+	must(cb.CmdDraw(0, 3, 0, 1))
+	const n = 300
+	for i := 1; i <= n; i++ {
+		must(cb.CmdSetUserData(slot, colorWords([4]float32{0, float32(i) / n, 0, 1})))
+		must(cb.CmdDraw(3, 3, 0, 1))
+	}
+	must(cb.End())
+	if len(cb.jobs) < 3 {
+		t.Fatalf("%d jobs: the limit did not split the buffer", len(cb.jobs))
+	}
+	r.submitAndWait(t, cb)
+	if got := r.pixel(5, 5); got != [4]byte{255, 0, 0, 255} {
+		t.Errorf("first draw's pixel = %v after %d jobs, want red (loaded by each continuation)", got, len(cb.jobs))
+	}
+	if got := r.pixel(60, 58); got != [4]byte{0, 255, 0, 255} {
+		t.Errorf("last draw's pixel = %v, want green", got)
+	}
+	if got := r.pixel(40, 30); got != [4]byte{0, 0, 0, 255} {
+		t.Errorf("untouched pixel = %v, want the clear colour", got)
+	}
+}
