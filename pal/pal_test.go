@@ -1,7 +1,9 @@
 package pal
 
 import (
+	"errors"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,4 +217,103 @@ func TestLongBufferContinuesInNewJobs(t *testing.T) {
 	if got := r.pixel(40, 30); got != [4]byte{0, 0, 0, 255} {
 		t.Errorf("untouched pixel = %v, want the clear colour", got)
 	}
+}
+
+// TestPlatformDevices: each virtual GPU of a platform is its own device
+// (own memory and kernel), they render concurrently, and objects of one
+// cannot be used with another.
+func TestPlatformDevices(t *testing.T) {
+	if _, err := NewPlatform(PlatformCreateInfo{NumDevices: MaxDevices + 1}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("%d devices: %v", MaxDevices+1, err)
+	}
+	plat, err := NewPlatform(PlatformCreateInfo{NumDevices: 2, MemorySize: 16 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plat.Destroy()
+	devs := plat.Devices()
+	if len(devs) != 2 || devs[0].Properties().Index != 0 || devs[1].Properties().Index != 1 {
+		t.Fatalf("devices %v", devs)
+	}
+	p := devs[0].Properties()
+	if p.Heaps[0].Size != 16<<20 || p.Limits.TileSize != 64 || len(p.Engines) != 1 || p.Engines[0].Type != EngineUniversal {
+		t.Fatalf("properties %+v", p)
+	}
+	m0, err := devs[0].CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img1, err := devs[1].CreateImage(ImageCreateInfo{Width: 8, Height: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := img1.BindGpuMemory(m0, 0); !errors.Is(err, ErrWrongDevice) {
+		t.Fatalf("binding device 0's memory to device 1's image: %v", err)
+	}
+	if err := devs[1].AddGpuMemoryReferences(m0); !errors.Is(err, ErrWrongDevice) {
+		t.Fatalf("device-wide reference to another device's memory: %v", err)
+	}
+	// Both render at once, each its own colour.
+	var wg sync.WaitGroup
+	results := make([][4]byte, 2)
+	errs := make([]error, 2)
+	for i, d := range devs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = clearOn(d, [4]float32{float32(i), 1 - float32(i), 0, 1})
+		}()
+	}
+	wg.Wait()
+	for i := range devs {
+		if errs[i] != nil {
+			t.Fatalf("device %d: %v", i, errs[i])
+		}
+		want := [4]byte{byte(255 * i), byte(255 * (1 - i)), 0, 255}
+		if results[i] != want {
+			t.Errorf("device %d: pixel %v, want %v", i, results[i], want)
+		}
+	}
+}
+
+// clearOn clears a 16×16 image on d and returns a pixel.
+func clearOn(d *Device, col [4]float32) ([4]byte, error) {
+	img, err := d.CreateImage(ImageCreateInfo{Width: 16, Height: 16})
+	if err != nil {
+		return [4]byte{}, err
+	}
+	mem, err := d.CreateGpuMemory(GpuMemoryCreateInfo{Size: img.GpuMemoryRequirements().Size})
+	if err != nil {
+		return [4]byte{}, err
+	}
+	if err := img.BindGpuMemory(mem, 0); err != nil {
+		return [4]byte{}, err
+	}
+	view, err := d.CreateColorTargetView(img)
+	if err != nil {
+		return [4]byte{}, err
+	}
+	alloc, _ := d.CreateCmdAllocator(CmdAllocatorCreateInfo{})
+	cb, err := d.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: alloc})
+	if err != nil {
+		return [4]byte{}, err
+	}
+	_ = cb.Begin()
+	_ = cb.CmdBindTargets(view, nil)
+	_ = cb.CmdClearColorTarget(col)
+	if err := cb.End(); err != nil {
+		return [4]byte{}, err
+	}
+	q, err := d.CreateQueue(QueueCreateInfo{})
+	if err != nil {
+		return [4]byte{}, err
+	}
+	f := d.CreateFence()
+	if err := q.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, GpuMemoryRefs: []*GpuMemory{mem}, Fence: f}); err != nil {
+		return [4]byte{}, err
+	}
+	if err := f.Wait(time.Minute); err != nil {
+		return [4]byte{}, err
+	}
+	return [4]byte(mem.bytes[4*(16*5+5):]), nil
 }
