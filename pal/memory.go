@@ -6,6 +6,7 @@ import (
 
 	"github.com/tilegpu/tilegpu/hw/cl"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilegpu/tilegpu/kernel"
 )
@@ -115,9 +116,13 @@ type IGpuMemoryBindable interface {
 	BindGpuMemory(mem *GpuMemory, offset uint64) error
 }
 
-// binding is the memory bound to an IGpuMemoryBindable.
+// binding is the memory bound to an IGpuMemoryBindable: set once, then
+// read by every draw, so it is an atomic pointer rather than a lock.
 type binding struct {
-	mu     sync.Mutex
+	bound atomic.Pointer[boundMemory]
+}
+
+type boundMemory struct {
 	mem    *GpuMemory
 	offset uint64
 }
@@ -138,19 +143,17 @@ func (b *binding) bind(what string, req GpuMemoryRequirements, dev *Device, mem 
 	if offset > mem.size || req.Size > mem.size-offset {
 		return fmt.Errorf("%w: %s.BindGpuMemory: %d bytes at offset %d exceed the %d-byte memory", ErrInvalidArgument, what, req.Size, offset, mem.size)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.mem != nil {
+	if !b.bound.CompareAndSwap(nil, &boundMemory{mem: mem, offset: offset}) {
 		return fmt.Errorf("%w: %s", ErrAlreadyBound, what)
 	}
-	b.mem, b.offset = mem, offset
 	return nil
 }
 
 func (b *binding) get() (*GpuMemory, uint64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.mem, b.offset
+	if m := b.bound.Load(); m != nil {
+		return m.mem, m.offset
+	}
+	return nil, 0
 }
 
 // ImageFormat is an image's pixel format.
