@@ -81,7 +81,8 @@ type seg struct{ chunk, start, end int }
 // job is one SUBMIT_CL (or one copy): the part of a command buffer
 // between target binds, clears after draws, barriers and copies.
 type job struct {
-	copy *copyOp
+	copy   *copyOp
+	nested *CmdBuffer // CmdExecuteNestedCmdBuffers: run that buffer's jobs here
 
 	color, depth *Image
 	width        int
@@ -109,7 +110,9 @@ func (j *job) reset() {
 		bos: j.bos[:0], mems: j.mems[:0], storageCopy: -1}
 }
 
-func (j *job) hasWork() bool { return j.copy != nil || j.draws > 0 || j.colorClear || j.dsClear }
+func (j *job) hasWork() bool {
+	return j.copy != nil || j.nested != nil || j.draws > 0 || j.colorClear || j.dsClear
+}
 
 func (j *job) full() bool {
 	return j.bclLen > jobBufferLimit || len(j.shaderRecs) > jobBufferLimit || len(j.unifs) > jobBufferLimit ||
@@ -495,8 +498,9 @@ func (cb *CmdBuffer) CmdSetViewport(v Viewport) error {
 			return cb.failf(ErrInvalidArgument, "CmdSetViewport: %+v has a non-finite value", v)
 		}
 	}
-	if v.Width <= 0 || v.Height <= 0 || v.Width > 1<<16 || v.Height > 1<<16 || !(v.MinDepth >= 0 && v.MaxDepth <= 1) {
-		return cb.failf(ErrInvalidArgument, "CmdSetViewport: %+v (size 0..65536, depths 0..1)", v)
+	if v.Width <= 0 || v.Height <= 0 || v.Width > 1<<16 || v.Height > 1<<16 || !(v.MinDepth >= 0 && v.MaxDepth <= 1) ||
+		v.OriginX < -(1<<16) || v.OriginX > 1<<16 || v.OriginY < -(1<<16) || v.OriginY > 1<<16 {
+		return cb.failf(ErrInvalidArgument, "CmdSetViewport: %+v (origin ±65536, size 0..65536, depths 0..1)", v)
 	}
 	cb.viewport, cb.hasVP = v, true
 	cb.dirty |= dirtyViewport | dirtyScissor
@@ -674,6 +678,36 @@ func (cb *CmdBuffer) addCopy(op *copyOp) {
 		j.boIndex(op.src, kernel.BORead)
 	}
 	j.boIndex(op.dst, kernel.BOWrite)
+}
+
+// CmdExecuteNestedCmdBuffers runs executable command buffers at this
+// point (PAL's nested command buffers). They must stay executable and
+// unchanged until this buffer's submission is done, and may not nest
+// further. Bound state is unaffected; the next draw starts a new job.
+func (cb *CmdBuffer) CmdExecuteNestedCmdBuffers(nested ...*CmdBuffer) error {
+	if err := cb.check("CmdExecuteNestedCmdBuffers"); err != nil {
+		return err
+	}
+	for i, n := range nested {
+		switch {
+		case n == nil || n == cb:
+			return cb.failf(ErrInvalidArgument, "CmdExecuteNestedCmdBuffers: buffer %d is nil or the caller", i)
+		case n.dev != cb.dev:
+			return cb.failf(ErrWrongDevice, "CmdExecuteNestedCmdBuffers: buffer %d", i)
+		case n.state != stateExecutable:
+			return cb.failf(ErrCmdBufferNotEnded, "CmdExecuteNestedCmdBuffers: buffer %d", i)
+		}
+		for _, j := range n.jobs {
+			if j.nested != nil {
+				return cb.failf(ErrUnsupported, "CmdExecuteNestedCmdBuffers: buffer %d nests buffers itself", i)
+			}
+		}
+	}
+	cb.job = nil
+	for _, n := range nested {
+		cb.newJob().nested = n
+	}
+	return nil
 }
 
 // CmdDraw records a non-indexed draw of vertexCount vertices from

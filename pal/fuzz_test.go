@@ -49,6 +49,18 @@ func FuzzCmdBufferRecording(f *testing.F) {
 	dss, _ := r.dev.CreateDepthStencilState(DepthStencilStateCreateInfo{DepthEnable: true, DepthWriteEnable: true, DepthFunc: 1,
 		StencilEnable: true, Front: StencilOpState{Func: 7, PassOp: 3, WriteMask: 0xff, CompareMask: 0xff}, Back: StencilOpState{Func: 2}})
 	mems := []*GpuMemory{r.vbuf, ibuf, spare, nil}
+	// A buffer to nest: a depth-tested draw into both targets.
+	nested, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, err := range []error{nested.Begin(), nested.CmdBindTargets(r.target, depth), nested.CmdBindPipeline(r.pipe),
+		nested.CmdBindDepthStencilState(dss), nested.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}),
+		nested.CmdDraw(0, 3, 0, 1), nested.End()} {
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
 
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
@@ -73,7 +85,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 22 {
+			switch next() % 23 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -147,6 +159,8 @@ func FuzzCmdBufferRecording(f *testing.F) {
 				_ = cb.CmdSetBlendConst([4]float32{float32(next()), 0, 0, 1})
 			case 21:
 				_ = cb.CmdBindMsaaState(nil)
+			case 22:
+				_ = cb.CmdExecuteNestedCmdBuffers(nested)
 			}
 		}
 		if !ended {

@@ -317,3 +317,55 @@ func clearOn(d *Device, col [4]float32) ([4]byte, error) {
 	}
 	return [4]byte(mem.bytes[4*(16*5+5):]), nil
 }
+
+// TestNestedCmdBuffers: a primary buffer clears, runs a nested buffer
+// that draws, and draws again after it with its own state.
+func TestNestedCmdBuffers(t *testing.T) {
+	r := newRig(t, 64, 64)
+	copy(r.vbuf.bytes, floats(-1, -1, 1, -1, -1, 1, 0.5, 0.5, 1, 0.5, 1, 1))
+	nested, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	primary, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	slot, _, _ := r.pipe.UserDataSlot("u_color")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := primary.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := primary.CmdExecuteNestedCmdBuffers(nested); !errors.Is(err, ErrCmdBufferNotEnded) {
+		t.Fatalf("nesting an unended buffer: %v", err)
+	}
+	must(nested.Begin())
+	must(nested.CmdBindTargets(r.target, nil))
+	must(nested.CmdBindPipeline(r.pipe))
+	must(nested.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}))
+	must(nested.CmdSetUserData(slot, colorWords([4]float32{1, 0, 0, 1})))
+	must(nested.CmdDraw(0, 3, 0, 1))
+	must(nested.End())
+
+	must(primary.Begin())
+	must(primary.CmdBindTargets(r.target, nil))
+	must(primary.CmdClearColorTarget([4]float32{0, 0, 1, 1}))
+	must(primary.CmdBindPipeline(r.pipe))
+	must(primary.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}))
+	must(primary.CmdSetUserData(slot, colorWords([4]float32{0, 1, 0, 1})))
+	must(primary.CmdDraw(3, 3, 0, 1)) // flushes with the clear, before the nested draw
+	must(primary.CmdExecuteNestedCmdBuffers(nested))
+	must(primary.CmdDraw(3, 3, 0, 1)) // after: again green, in a new job
+	must(primary.End())
+	r.submitAndWait(t, primary)
+	for _, c := range []struct {
+		x, y int
+		want [4]byte
+	}{{5, 5, [4]byte{255, 0, 0, 255}}, {60, 58, [4]byte{0, 255, 0, 255}}, {40, 30, [4]byte{0, 0, 255, 255}}} {
+		if got := r.pixel(c.x, c.y); got != c.want {
+			t.Errorf("pixel (%d,%d) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	if err := nested.Begin(); err != nil {
+		t.Fatalf("Begin of the nested buffer after the primary's fence: %v", err)
+	}
+}

@@ -78,9 +78,12 @@ func (q *Queue) Submit(si SubmitInfo) error {
 		case cb.state != stateExecutable:
 			return fmt.Errorf("%w: Submit: command buffer %d (call End)", ErrCmdBufferNotEnded, i)
 		}
-		for _, j := range cb.jobs {
+		for _, j := range flatJobs(cb) {
 			if !j.hasWork() {
 				continue
+			}
+			if j.nested != nil && j.nested.state != stateExecutable {
+				return fmt.Errorf("%w: Submit: command buffer %d executes a nested buffer that is no longer executable", ErrCmdBufferNotEnded, i)
 			}
 			for _, m := range j.mems {
 				if m.isDestroyed() {
@@ -98,11 +101,20 @@ func (q *Queue) Submit(si SubmitInfo) error {
 	for _, cb := range si.CmdBuffers {
 		first := q.last
 		for _, j := range cb.jobs {
-			if !j.hasWork() {
+			if j.nested == nil {
+				if err := q.runJob(cb, j); err != nil {
+					return err
+				}
 				continue
 			}
-			if err := q.runJob(cb, j); err != nil {
-				return err
+			nfirst := q.last
+			for _, nj := range j.nested.jobs {
+				if err := q.runJob(j.nested, nj); err != nil {
+					return err
+				}
+			}
+			if q.last != nfirst {
+				j.nested.pending.Store(q.last)
 			}
 		}
 		if q.last != first {
@@ -115,8 +127,24 @@ func (q *Queue) Submit(si SubmitInfo) error {
 	return nil
 }
 
-// runJob submits one job, or performs one copy. q.mu is held.
+// flatJobs lists cb's jobs with nested buffers' jobs in their place.
+func flatJobs(cb *CmdBuffer) []*job {
+	var out []*job
+	for _, j := range cb.jobs {
+		out = append(out, j)
+		if j.nested != nil {
+			out = append(out, j.nested.jobs...)
+		}
+	}
+	return out
+}
+
+// runJob submits one job, or performs one copy; a job with nothing to do
+// is dropped. q.mu is held.
 func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
+	if !j.hasWork() {
+		return nil
+	}
 	f := q.dev.file
 	if j.copy != nil {
 		// Everything before the copy must have finished (the queue's
