@@ -369,3 +369,39 @@ func TestNestedCmdBuffers(t *testing.T) {
 		t.Fatalf("Begin of the nested buffer after the primary's fence: %v", err)
 	}
 }
+
+// TestOneBufferSubmittedFromTwoQueues: an executable buffer may be
+// submitted by several queues at once; submission only reads it (under
+// -race this failed while building the render-target description wrote
+// the job's BO flags).
+func TestOneBufferSubmittedFromTwoQueues(t *testing.T) {
+	r := newRig(t, 32, 32)
+	copy(r.vbuf.bytes, floats(-1, -1, 1, -1, -1, 1))
+	cb, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	r.recordTriangle(t, cb, [4]float32{0, 0, 0, 1}, [4]float32{1, 1, 1, 1})
+	q2, err := r.dev.CreateQueue(QueueCreateInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, q := range []*Queue{r.queue, q2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := r.dev.CreateFence()
+			if errs[i] = q.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: f}); errs[i] == nil {
+				errs[i] = f.Wait(time.Minute)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("queue %d: %v", i, err)
+		}
+	}
+	if got := r.pixel(3, 3); got != [4]byte{255, 255, 255, 255} {
+		t.Fatalf("pixel %v", got)
+	}
+}

@@ -191,7 +191,16 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 
 func (q *Queue) target(j *job, im *Image, clear bool) kernel.RenderTarget {
 	mem, off := im.get()
-	return kernel.RenderTarget{BOIndex: j.boIndex(mem, kernel.BORead|kernel.BOWrite), Offset: uint32(off), Stride: uint32(im.RowPitch()),
+	// openJob listed the targets' memory (read and write); the lookup
+	// does not modify the job, which another queue may be submitting too.
+	var index uint32
+	for i, m := range j.mems {
+		if m == mem {
+			index = uint32(i)
+			break
+		}
+	}
+	return kernel.RenderTarget{BOIndex: index, Offset: uint32(off), Stride: uint32(im.RowPitch()),
 		Enabled: true, Load: !clear, Store: true, Clear: clear}
 }
 
