@@ -182,6 +182,12 @@ func TestRecordingIntoExecutingBuffer(t *testing.T) {
 	if done, _ := f.Status(); done {
 		t.Fatal("the GPU finished 64 full-screen layers before the next call; the test cannot observe an executing buffer")
 	}
+	start := time.Now()
+	if err := f.Wait(time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Errorf("Fence.Wait(1ms) on running work: %v, want ErrTimeout", err)
+	} else if time.Since(start) > 10*time.Second {
+		t.Errorf("Fence.Wait(1ms) took %v", time.Since(start))
+	}
 	for name, err := range map[string]error{"Begin": cb.Begin(), "Reset": cb.Reset(), "CmdDraw": cb.CmdDraw(0, 3, 0, 1)} {
 		if !errors.Is(err, ErrCmdBufferExecuting) {
 			t.Errorf("%s on an executing buffer: %v, want ErrCmdBufferExecuting", name, err)
