@@ -69,11 +69,12 @@ type MemoryCopyRegion struct {
 	SrcOffset, DstOffset, Size uint64
 }
 
-// copyOp is a buffer copy or fill, run by the queue between jobs.
+// copyOp is a copy, fill or update, run by the queue between jobs (on
+// the CPU: the TG GPU has no DMA engine). run was built from validated
+// arguments; src (may be nil) and dst are listed for residency.
 type copyOp struct {
-	src, dst *GpuMemory // src nil: fill
-	regions  []MemoryCopyRegion
-	fill     uint32
+	src, dst *GpuMemory
+	run      func()
 }
 
 type seg struct{ chunk, start, end int }
@@ -650,7 +651,12 @@ func (cb *CmdBuffer) CmdCopyMemory(src, dst *GpuMemory, regions []MemoryCopyRegi
 				i, r.Size, r.SrcOffset, r.DstOffset, src.size, dst.size)
 		}
 	}
-	cb.addCopy(&copyOp{src: src, dst: dst, regions: append([]MemoryCopyRegion(nil), regions...)})
+	regions = append([]MemoryCopyRegion(nil), regions...)
+	cb.addCopy(&copyOp{src: src, dst: dst, run: func() {
+		for _, r := range regions {
+			copy(dst.bytes[r.DstOffset:r.DstOffset+r.Size], src.bytes[r.SrcOffset:r.SrcOffset+r.Size])
+		}
+	}})
 	return nil
 }
 
@@ -666,7 +672,128 @@ func (cb *CmdBuffer) CmdFillMemory(dst *GpuMemory, offset, size uint64, value ui
 	if offset%4 != 0 || size%4 != 0 || offset > dst.size || size > dst.size-offset {
 		return cb.failf(ErrInvalidArgument, "CmdFillMemory: %d bytes at %d of %d (multiples of 4 inside the memory)", size, offset, dst.size)
 	}
-	cb.addCopy(&copyOp{dst: dst, regions: []MemoryCopyRegion{{DstOffset: offset, Size: size}}, fill: value})
+	cb.addCopy(&copyOp{dst: dst, run: func() {
+		b := dst.bytes[offset : offset+size]
+		for i := 0; i+4 <= len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], value)
+		}
+	}})
+	return nil
+}
+
+// CmdUpdateMemory writes data (copied into the command buffer, at most
+// 64 KiB) to dst at offset, in order with the buffer's other work.
+func (cb *CmdBuffer) CmdUpdateMemory(dst *GpuMemory, offset uint64, data []byte) error {
+	if err := cb.check("CmdUpdateMemory"); err != nil {
+		return err
+	}
+	if dst == nil || dst.dev != cb.dev {
+		return cb.failf(ErrInvalidArgument, "CmdUpdateMemory: nil memory or memory of another device")
+	}
+	if len(data) > 64<<10 || offset > dst.size || uint64(len(data)) > dst.size-offset {
+		return cb.failf(ErrInvalidArgument, "CmdUpdateMemory: %d bytes at %d of %d (at most 64 KiB inside the memory)", len(data), offset, dst.size)
+	}
+	data = append([]byte(nil), data...)
+	cb.addCopy(&copyOp{dst: dst, run: func() { copy(dst.bytes[offset:], data) }})
+	return nil
+}
+
+// ImageRegion is a rectangle of one mip level (y up, like the image).
+type ImageRegion struct {
+	Level, X, Y, Width, Height int
+}
+
+// check validates r against im and returns the level's layout.
+func (r ImageRegion) check(im *Image) (SubresourceLayout, error) {
+	l, err := im.SubresourceLayout(r.Level)
+	if err != nil {
+		return l, err
+	}
+	if r.X < 0 || r.Y < 0 || r.Width < 0 || r.Height < 0 || r.X+r.Width > l.Width || r.Y+r.Height > l.Height {
+		return l, fmt.Errorf("%w: region %+v outside the %d×%d level", ErrInvalidArgument, r, l.Width, l.Height)
+	}
+	return l, nil
+}
+
+// imageBytes returns the memory and byte offset of im's level layout l.
+func imageBytes(im *Image, l SubresourceLayout) ([]byte, error) {
+	mem, off := im.get()
+	if mem == nil {
+		return nil, fmt.Errorf("%w: image", ErrNotBound)
+	}
+	return mem.bytes[off+l.Offset:], nil
+}
+
+// CmdCopyImage copies a rectangle between images of the same format
+// (PAL's CmdCopyImage), in order with the buffer's other work.
+func (cb *CmdBuffer) CmdCopyImage(src *Image, srcRegion ImageRegion, dst *Image, dstX, dstY, dstLevel int) error {
+	if err := cb.check("CmdCopyImage"); err != nil {
+		return err
+	}
+	if src == nil || dst == nil || src.dev != cb.dev || dst.dev != cb.dev || src.ci.Format != dst.ci.Format {
+		return cb.failf(ErrInvalidArgument, "CmdCopyImage: nil images, another device's, or different formats")
+	}
+	sl, err := srcRegion.check(src)
+	if err != nil {
+		return cb.fail(fmt.Errorf("CmdCopyImage source: %w", err))
+	}
+	dr := ImageRegion{Level: dstLevel, X: dstX, Y: dstY, Width: srcRegion.Width, Height: srcRegion.Height}
+	dl, err := dr.check(dst)
+	if err != nil {
+		return cb.fail(fmt.Errorf("CmdCopyImage destination: %w", err))
+	}
+	sb, err1 := imageBytes(src, sl)
+	db, err2 := imageBytes(dst, dl)
+	if err := errors.Join(err1, err2); err != nil {
+		return cb.fail(fmt.Errorf("CmdCopyImage: %w", err))
+	}
+	smem, _ := src.get()
+	dmem, _ := dst.get()
+	cb.addCopy(&copyOp{src: smem, dst: dmem, run: func() {
+		for y := 0; y < srcRegion.Height; y++ {
+			so := (srcRegion.Y+y)*sl.RowPitch + 4*srcRegion.X
+			do := (dstY+y)*dl.RowPitch + 4*dstX
+			copy(db[do:do+4*srcRegion.Width], sb[so:so+4*srcRegion.Width])
+		}
+	}})
+	return nil
+}
+
+// CmdCopyMemoryToImage copies rows of pixels from src (rowPitch bytes
+// apart, row 0 first, the bottom row of the region) into a region of dst:
+// a texture upload (PAL's CmdCopyMemoryToImage).
+func (cb *CmdBuffer) CmdCopyMemoryToImage(src *GpuMemory, srcOffset uint64, rowPitch int, dst *Image, region ImageRegion) error {
+	if err := cb.check("CmdCopyMemoryToImage"); err != nil {
+		return err
+	}
+	if src == nil || dst == nil || src.dev != cb.dev || dst.dev != cb.dev {
+		return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: nil memory or image, or another device's")
+	}
+	dl, err := region.check(dst)
+	if err != nil {
+		return cb.fail(fmt.Errorf("CmdCopyMemoryToImage: %w", err))
+	}
+	if rowPitch < 4*region.Width {
+		return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: row pitch %d < %d pixels × 4", rowPitch, region.Width)
+	}
+	if region.Height > 0 {
+		need := uint64(rowPitch)*uint64(region.Height-1) + uint64(4*region.Width)
+		if srcOffset > src.size || need > src.size-srcOffset {
+			return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: %d bytes at %d exceed the %d-byte memory", need, srcOffset, src.size)
+		}
+	}
+	db, err := imageBytes(dst, dl)
+	if err != nil {
+		return cb.fail(fmt.Errorf("CmdCopyMemoryToImage: %w", err))
+	}
+	dmem, _ := dst.get()
+	cb.addCopy(&copyOp{src: src, dst: dmem, run: func() {
+		for y := 0; y < region.Height; y++ {
+			so := int(srcOffset) + y*rowPitch
+			do := (region.Y+y)*dl.RowPitch + 4*region.X
+			copy(db[do:do+4*region.Width], src.bytes[so:so+4*region.Width])
+		}
+	}})
 	return nil
 }
 

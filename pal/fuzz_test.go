@@ -85,7 +85,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 23 {
+			switch next() % 26 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -161,6 +161,15 @@ func FuzzCmdBufferRecording(f *testing.F) {
 				_ = cb.CmdBindMsaaState(nil)
 			case 22:
 				_ = cb.CmdExecuteNestedCmdBuffers(nested)
+			case 23:
+				m, off, n := mems[next()%4], uint64(next())*8, int(next()%32)
+				_ = cb.CmdUpdateMemory(m, off, data[pos:min(pos+n, len(data))])
+			case 24:
+				_ = cb.CmdCopyMemoryToImage(spare, uint64(next())*4, int(next()), r.image,
+					ImageRegion{Level: int(next() % 2), X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)})
+			case 25:
+				_ = cb.CmdCopyImage(r.image, ImageRegion{Level: int(next() % 2), X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
+					r.image, int(next()%40), int(next()%40), int(next()%2))
 			}
 		}
 		if !ended {

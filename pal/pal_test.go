@@ -405,3 +405,60 @@ func TestOneBufferSubmittedFromTwoQueues(t *testing.T) {
 		t.Fatalf("pixel %v", got)
 	}
 }
+
+// TestImageCopies: CmdUpdateMemory → CmdCopyMemoryToImage (an upload into
+// mip level 1) → CmdCopyImage (to level 0 of another image), in order
+// with a clear of the destination recorded before them.
+func TestImageCopies(t *testing.T) {
+	r := newRig(t, 8, 8)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tex, err := r.dev.CreateImage(ImageCreateInfo{Width: 16, Height: 16, MipLevels: 2})
+	must(err)
+	texMem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: tex.GpuMemoryRequirements().Size})
+	must(err)
+	must(tex.BindGpuMemory(texMem, 0))
+	staging, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	must(err)
+	texels := make([]byte, 3*2*4) // 3×2 pixels, pixel i = (i, 2i, 3i, 255)
+	for i := 0; i < 6; i++ {
+		copy(texels[4*i:], []byte{byte(i), byte(2 * i), byte(3 * i), 255})
+	}
+	cb, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	must(cb.Begin())
+	must(cb.CmdBindTargets(r.target, nil))
+	must(cb.CmdClearColorTarget([4]float32{1, 1, 1, 1}))
+	must(cb.CmdUpdateMemory(staging, 100, texels))
+	must(cb.CmdCopyMemoryToImage(staging, 100, 12, tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}))
+	must(cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}, r.image, 1, 2, 0))
+	if err := cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 6, Width: 3, Height: 1}, r.image, 0, 0, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("copy from outside the 8×8 level: %v", err)
+	}
+	must(cb.Reset())
+	must(cb.Begin())
+	must(cb.CmdBindTargets(r.target, nil))
+	must(cb.CmdClearColorTarget([4]float32{1, 1, 1, 1}))
+	must(cb.CmdUpdateMemory(staging, 100, texels))
+	must(cb.CmdCopyMemoryToImage(staging, 100, 12, tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}))
+	must(cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}, r.image, 1, 2, 0))
+	must(cb.End())
+	f := r.dev.CreateFence()
+	must(r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, GpuMemoryRefs: []*GpuMemory{texMem, staging}, Fence: f}))
+	must(f.Wait(time.Minute))
+	for y := 0; y < 8; y++ {
+		for x := 0; x < 8; x++ {
+			want := [4]byte{255, 255, 255, 255}
+			if x >= 1 && x < 4 && y >= 2 && y < 4 {
+				i := byte((y-2)*3 + x - 1)
+				want = [4]byte{i, 2 * i, 3 * i, 255}
+			}
+			if got := r.pixel(x, y); got != want {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}

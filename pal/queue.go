@@ -1,7 +1,6 @@
 package pal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -159,7 +158,7 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 			}
 		}
 		q.waitFences = q.waitFences[:0]
-		runCopy(j.copy)
+		j.copy.run()
 		return nil
 	}
 	q.bcl = q.bcl[:0]
@@ -202,19 +201,6 @@ func (q *Queue) target(j *job, im *Image, clear bool) kernel.RenderTarget {
 	}
 	return kernel.RenderTarget{BOIndex: index, Offset: uint32(off), Stride: uint32(im.RowPitch()),
 		Enabled: true, Load: !clear, Store: true, Clear: clear}
-}
-
-func runCopy(c *copyOp) {
-	for _, r := range c.regions {
-		dst := c.dst.bytes[r.DstOffset : r.DstOffset+r.Size]
-		if c.src != nil {
-			copy(dst, c.src.bytes[r.SrcOffset:r.SrcOffset+r.Size])
-			continue
-		}
-		for i := 0; i+4 <= len(dst); i += 4 {
-			binary.LittleEndian.PutUint32(dst[i:], c.fill)
-		}
-	}
 }
 
 // WaitIdle waits until the queue's submitted work is done.
