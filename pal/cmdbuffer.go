@@ -724,6 +724,14 @@ func imageBytes(im *Image, l SubresourceLayout) ([]byte, error) {
 	return mem.bytes[off+l.Offset:], nil
 }
 
+// copyRows copies rows of rowBytes bytes between pitched layouts.
+func copyRows(dst []byte, dstOff, dstPitch int, src []byte, srcOff, srcPitch, rowBytes, rows int) {
+	for y := 0; y < rows; y++ {
+		d, s := dstOff+y*dstPitch, srcOff+y*srcPitch
+		copy(dst[d:d+rowBytes], src[s:s+rowBytes])
+	}
+}
+
 // CmdCopyImage copies a rectangle between images of the same format
 // (PAL's CmdCopyImage), in order with the buffer's other work.
 func (cb *CmdBuffer) CmdCopyImage(src *Image, srcRegion ImageRegion, dst *Image, dstX, dstY, dstLevel int) error {
@@ -750,50 +758,61 @@ func (cb *CmdBuffer) CmdCopyImage(src *Image, srcRegion ImageRegion, dst *Image,
 	smem, _ := src.get()
 	dmem, _ := dst.get()
 	cb.addCopy(&copyOp{src: smem, dst: dmem, run: func() {
-		for y := 0; y < srcRegion.Height; y++ {
-			so := (srcRegion.Y+y)*sl.RowPitch + 4*srcRegion.X
-			do := (dstY+y)*dl.RowPitch + 4*dstX
-			copy(db[do:do+4*srcRegion.Width], sb[so:so+4*srcRegion.Width])
-		}
+		copyRows(db, dstY*dl.RowPitch+4*dstX, dl.RowPitch, sb, srcRegion.Y*sl.RowPitch+4*srcRegion.X, sl.RowPitch,
+			4*srcRegion.Width, srcRegion.Height)
 	}})
 	return nil
 }
 
-// CmdCopyMemoryToImage copies rows of pixels from src (rowPitch bytes
-// apart, row 0 first, the bottom row of the region) into a region of dst:
+// CmdCopyMemoryToImage copies rows of pixels from mem (rowPitch bytes
+// apart, row 0 first, the bottom row of the region) into a region of im:
 // a texture upload (PAL's CmdCopyMemoryToImage).
-func (cb *CmdBuffer) CmdCopyMemoryToImage(src *GpuMemory, srcOffset uint64, rowPitch int, dst *Image, region ImageRegion) error {
-	if err := cb.check("CmdCopyMemoryToImage"); err != nil {
+func (cb *CmdBuffer) CmdCopyMemoryToImage(mem *GpuMemory, memOffset uint64, rowPitch int, im *Image, region ImageRegion) error {
+	return cb.copyMemoryImage("CmdCopyMemoryToImage", mem, memOffset, rowPitch, im, region, true)
+}
+
+// CmdCopyImageToMemory copies a region of im into mem, rows rowPitch
+// bytes apart, the region's bottom row first: a readback (PAL's
+// CmdCopyImageToMemory).
+func (cb *CmdBuffer) CmdCopyImageToMemory(im *Image, region ImageRegion, mem *GpuMemory, memOffset uint64, rowPitch int) error {
+	return cb.copyMemoryImage("CmdCopyImageToMemory", mem, memOffset, rowPitch, im, region, false)
+}
+
+func (cb *CmdBuffer) copyMemoryImage(cmd string, mem *GpuMemory, memOffset uint64, rowPitch int, im *Image, region ImageRegion, toImage bool) error {
+	if err := cb.check(cmd); err != nil {
 		return err
 	}
-	if src == nil || dst == nil || src.dev != cb.dev || dst.dev != cb.dev {
-		return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: nil memory or image, or another device's")
+	if mem == nil || im == nil || mem.dev != cb.dev || im.dev != cb.dev {
+		return cb.failf(ErrInvalidArgument, "%s: nil memory or image, or another device's", cmd)
 	}
-	dl, err := region.check(dst)
+	l, err := region.check(im)
 	if err != nil {
-		return cb.fail(fmt.Errorf("CmdCopyMemoryToImage: %w", err))
+		return cb.fail(fmt.Errorf("%s: %w", cmd, err))
 	}
 	if rowPitch < 4*region.Width {
-		return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: row pitch %d < %d pixels × 4", rowPitch, region.Width)
+		return cb.failf(ErrInvalidArgument, "%s: row pitch %d < %d pixels × 4", cmd, rowPitch, region.Width)
 	}
 	if region.Height > 0 {
 		need := uint64(rowPitch)*uint64(region.Height-1) + uint64(4*region.Width)
-		if srcOffset > src.size || need > src.size-srcOffset {
-			return cb.failf(ErrInvalidArgument, "CmdCopyMemoryToImage: %d bytes at %d exceed the %d-byte memory", need, srcOffset, src.size)
+		if memOffset > mem.size || need > mem.size-memOffset {
+			return cb.failf(ErrInvalidArgument, "%s: %d bytes at %d exceed the %d-byte memory", cmd, need, memOffset, mem.size)
 		}
 	}
-	db, err := imageBytes(dst, dl)
+	ib, err := imageBytes(im, l)
 	if err != nil {
-		return cb.fail(fmt.Errorf("CmdCopyMemoryToImage: %w", err))
+		return cb.fail(fmt.Errorf("%s: %w", cmd, err))
 	}
-	dmem, _ := dst.get()
-	cb.addCopy(&copyOp{src: src, dst: dmem, run: func() {
-		for y := 0; y < region.Height; y++ {
-			so := int(srcOffset) + y*rowPitch
-			do := (region.Y+y)*dl.RowPitch + 4*region.X
-			copy(db[do:do+4*region.Width], src.bytes[so:so+4*region.Width])
-		}
-	}})
+	imem, _ := im.get()
+	imOff := region.Y*l.RowPitch + 4*region.X
+	if toImage {
+		cb.addCopy(&copyOp{src: mem, dst: imem, run: func() {
+			copyRows(ib, imOff, l.RowPitch, mem.bytes, int(memOffset), rowPitch, 4*region.Width, region.Height)
+		}})
+	} else {
+		cb.addCopy(&copyOp{src: imem, dst: mem, run: func() {
+			copyRows(mem.bytes, int(memOffset), rowPitch, ib, imOff, l.RowPitch, 4*region.Width, region.Height)
+		}})
+	}
 	return nil
 }
 

@@ -85,7 +85,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 26 {
+			switch next() % 27 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -170,6 +170,9 @@ func FuzzCmdBufferRecording(f *testing.F) {
 			case 25:
 				_ = cb.CmdCopyImage(r.image, ImageRegion{Level: int(next() % 2), X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
 					r.image, int(next()%40), int(next()%40), int(next()%2))
+			case 26:
+				_ = cb.CmdCopyImageToMemory(r.image, ImageRegion{X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
+					mems[next()%4], uint64(next())*4, int(next()))
 			}
 		}
 		if !ended {

@@ -445,6 +445,7 @@ func TestImageCopies(t *testing.T) {
 	must(cb.CmdUpdateMemory(staging, 100, texels))
 	must(cb.CmdCopyMemoryToImage(staging, 100, 12, tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}))
 	must(cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}, r.image, 1, 2, 0))
+	must(cb.CmdCopyImageToMemory(r.image, ImageRegion{X: 1, Y: 2, Width: 3, Height: 2}, staging, 1000, 16))
 	must(cb.End())
 	f := r.dev.CreateFence()
 	must(r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, GpuMemoryRefs: []*GpuMemory{texMem, staging}, Fence: f}))
@@ -459,6 +460,13 @@ func TestImageCopies(t *testing.T) {
 			if got := r.pixel(x, y); got != want {
 				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, got, want)
 			}
+		}
+	}
+	// The readback: the region's rows 16 bytes apart.
+	for row := 0; row < 2; row++ {
+		got := staging.bytes[1000+16*row : 1000+16*row+12]
+		if want := texels[12*row : 12*row+12]; string(got) != string(want) {
+			t.Fatalf("read back row %d = %v, want %v", row, got, want)
 		}
 	}
 }
