@@ -430,11 +430,6 @@ func TestImageCopies(t *testing.T) {
 	}
 	cb, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
 	must(cb.Begin())
-	must(cb.CmdBindTargets(r.target, nil))
-	must(cb.CmdClearColorTarget([4]float32{1, 1, 1, 1}))
-	must(cb.CmdUpdateMemory(staging, 100, texels))
-	must(cb.CmdCopyMemoryToImage(staging, 100, 12, tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}))
-	must(cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 4, Y: 5, Width: 3, Height: 2}, r.image, 1, 2, 0))
 	if err := cb.CmdCopyImage(tex, ImageRegion{Level: 1, X: 6, Width: 3, Height: 1}, r.image, 0, 0, 0); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("copy from outside the 8×8 level: %v", err)
 	}
