@@ -152,23 +152,11 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 	ctx.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.REPEAT)
 	ctx.Uniform1i(ctx.GetUniformLocation(prog, "u_tex"), 0)
 
-	// Centre the model at the origin, scaled to a unit-sized box.
-	var c [3]float32
-	ext := float32(0)
-	for j := 0; j < 3; j++ {
-		c[j] = (mesh.Min[j] + mesh.Max[j]) / 2
-		ext = max(ext, mesh.Max[j]-mesh.Min[j])
-	}
-	s := 1.6 / ext
-	model := vmath.Mul(vmath.RotateY(math.Pi+0.6), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
-	eye := vmath.Vec3{0, 0.55, 2.9}
-	view := vmath.LookAt(eye, vmath.Vec3{0, 0, 0}, vmath.Vec3{0, 1, 0})
-	proj := vmath.Perspective(40*math.Pi/180, float32(width)/float32(height), 0.1, 20)
-	mvp := vmath.Mul(proj, vmath.Mul(view, model))
-	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_mvp"), mvp[:])
-	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_model"), model[:])
-	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_light"), -0.4, 0.8, 0.6)
-	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_eye"), eye[0], eye[1], eye[2])
+	cam := NewSpotCamera(mesh, width, height)
+	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_mvp"), cam.MVP[:])
+	ctx.UniformMatrix4fv(ctx.GetUniformLocation(prog, "u_model"), cam.Model[:])
+	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_light"), cam.Light[0], cam.Light[1], cam.Light[2])
+	ctx.Uniform3f(ctx.GetUniformLocation(prog, "u_eye"), cam.Eye[0], cam.Eye[1], cam.Eye[2])
 
 	ctx.Viewport(0, 0, width, height)
 	ctx.Enable(gl.DEPTH_TEST)
@@ -183,6 +171,32 @@ func DrawSpot(ctx gl.Context, width, height int) (Stats, error) {
 		return Stats{}, fmt.Errorf("scene: GL error 0x%x", uint32(e))
 	}
 	return Stats{Triangles: len(mesh.Indices) / 3}, nil
+}
+
+// SpotCamera holds the default scene's uniforms for one frame size: what
+// DrawSpot sets as u_model, u_mvp, u_eye and u_light (so that another
+// driver, such as pal, can render the same scene).
+type SpotCamera struct {
+	Model, MVP [16]float32 // column-major
+	Eye, Light [3]float32
+}
+
+// NewSpotCamera centres mesh at the origin, scaled to a unit-sized box
+// and turned, seen from the front-left and slightly above, for a
+// width×height frame.
+func NewSpotCamera(mesh *Mesh, width, height int) SpotCamera {
+	var c [3]float32
+	ext := float32(0)
+	for j := 0; j < 3; j++ {
+		c[j] = (mesh.Min[j] + mesh.Max[j]) / 2
+		ext = max(ext, mesh.Max[j]-mesh.Min[j])
+	}
+	s := 1.6 / ext
+	model := vmath.Mul(vmath.RotateY(math.Pi+0.6), vmath.Mul(vmath.Scale(s, s, s), vmath.Translate(-c[0], -c[1], -c[2])))
+	eye := vmath.Vec3{0, 0.55, 2.9}
+	view := vmath.LookAt(eye, vmath.Vec3{0, 0, 0}, vmath.Vec3{0, 1, 0})
+	proj := vmath.Perspective(40*math.Pi/180, float32(width)/float32(height), 0.1, 20)
+	return SpotCamera{Model: model, MVP: vmath.Mul(proj, vmath.Mul(view, model)), Eye: eye, Light: [3]float32{-0.4, 0.8, 0.6}}
 }
 
 // program compiles and links vs and fs, binding the named attributes to

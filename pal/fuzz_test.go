@@ -1,0 +1,191 @@
+package pal
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+// FuzzCmdBufferRecording drives a command buffer with random command
+// sequences. Every command must return nil or an error (never panic or
+// hang), and a buffer whose End succeeded must be accepted by the
+// kernel's validator and execute without error: pal never builds a job
+// the kernel rejects.
+func FuzzCmdBufferRecording(f *testing.F) {
+	r := newRig(f, 32, 32)
+	copy(r.vbuf.bytes, floats(-1, -1, 1, -1, -1, 1, 1, 1, 0, 0, 0.5, -0.5))
+	depthImg, err := r.dev.CreateImage(ImageCreateInfo{Width: 32, Height: 32, Format: FormatD24UnormS8Uint})
+	if err != nil {
+		f.Fatal(err)
+	}
+	dmem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: depthImg.GpuMemoryRequirements().Size})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := depthImg.BindGpuMemory(dmem, 0); err != nil {
+		f.Fatal(err)
+	}
+	depth, err := r.dev.CreateDepthStencilView(depthImg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ibuf, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < 1024; i++ {
+		binary.LittleEndian.PutUint16(ibuf.bytes[2*i:], uint16(i*7%11))
+	}
+	spare, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 8192})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := r.dev.AddGpuMemoryReferences(dmem, ibuf, spare); err != nil {
+		f.Fatal(err)
+	}
+	blend, _ := r.dev.CreateColorBlendState(ColorBlendStateCreateInfo{BlendEnable: true, SrcBlendColor: 6, DstBlendColor: 7, SrcBlendAlpha: 1})
+	dss, _ := r.dev.CreateDepthStencilState(DepthStencilStateCreateInfo{DepthEnable: true, DepthWriteEnable: true, DepthFunc: 1,
+		StencilEnable: true, Front: StencilOpState{Func: 7, PassOp: 3, WriteMask: 0xff, CompareMask: 0xff}, Back: StencilOpState{Func: 2}})
+	mems := []*GpuMemory{r.vbuf, ibuf, spare, nil}
+	// A buffer to nest: a depth-tested draw into both targets.
+	nested, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, err := range []error{nested.Begin(), nested.CmdBindTargets(r.target, depth), nested.CmdBindPipeline(r.pipe),
+		nested.CmdBindDepthStencilState(dss), nested.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}),
+		nested.CmdDraw(0, 3, 0, 1), nested.End()} {
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+
+	// Begin, colour target, pipeline, vertex buffer, draw, End.
+	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
+	// With depth/stencil: clear, state objects, indexed draw, barrier,
+	// draw, copy, End.
+	f.Add([]byte{0, 3, 3, 5, 128, 1, 8, 1, 7, 1, 6, 1, 12, 0, 0, 0, 0, 8, 13, 1, 0, 1, 15, 0, 6, 0, 1, 16, 14, 0, 3, 1, 17, 2, 0, 0, 4, 1})
+	// User data, viewport, scissor, fill, two draws.
+	f.Add([]byte{0, 3, 1, 6, 1, 11, 0, 4, 1, 2, 3, 4, 9, 0, 0, 32, 32, 0, 200, 10, 1, 1, 20, 20, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 18, 2, 4, 8, 14, 1, 3, 2, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := 0
+		next := func() byte {
+			if pos >= len(data) {
+				return 0
+			}
+			pos++
+			return data[pos-1]
+		}
+		ended := false
+		for ops := 0; pos < len(data) && ops < 64; ops++ {
+			ended = false
+			switch next() % 27 {
+			case 0:
+				_ = cb.Begin()
+			case 1:
+				ended = cb.End() == nil
+			case 2:
+				_ = cb.Reset()
+			case 3:
+				switch next() % 4 {
+				case 0:
+					_ = cb.CmdBindTargets(nil, nil)
+				case 1:
+					_ = cb.CmdBindTargets(r.target, nil)
+				case 2:
+					_ = cb.CmdBindTargets(nil, depth)
+				case 3:
+					_ = cb.CmdBindTargets(r.target, depth)
+				}
+			case 4:
+				_ = cb.CmdClearColorTarget([4]float32{float32(next()) / 255, float32(next()) / 100, 0, 1})
+			case 5:
+				_ = cb.CmdClearDepthStencilTarget(float32(next())/200, next())
+			case 6:
+				if next()%2 == 0 {
+					_ = cb.CmdBindPipeline(nil)
+				} else {
+					_ = cb.CmdBindPipeline(r.pipe)
+				}
+			case 7:
+				if next()%2 == 0 {
+					_ = cb.CmdBindColorBlendState(nil)
+				} else {
+					_ = cb.CmdBindColorBlendState(blend)
+				}
+			case 8:
+				if next()%2 == 0 {
+					_ = cb.CmdBindDepthStencilState(nil)
+				} else {
+					_ = cb.CmdBindDepthStencilState(dss)
+				}
+			case 9:
+				_ = cb.CmdSetViewport(Viewport{OriginX: float32(int8(next())), OriginY: float32(int8(next())),
+					Width: float32(next()), Height: float32(next()), MinDepth: float32(next()) / 200, MaxDepth: float32(next()) / 200})
+			case 10:
+				_ = cb.CmdSetScissorRect(ScissorRect{X: int(int8(next())), Y: int(int8(next())), Width: int(next()), Height: int(next())})
+			case 11:
+				first := int(next()) * 17
+				vals := make([]uint32, next()%8)
+				for i := range vals {
+					vals[i] = math.Float32bits(float32(next()) / 255)
+				}
+				_ = cb.CmdSetUserData(first, vals)
+			case 12:
+				slot := int(next() % 17)
+				m := mems[next()%4]
+				_ = cb.CmdSetVertexBuffers(slot, []VertexBufferView{{Memory: m, Offset: uint64(next()) * 4, Size: uint64(next()) * 16, Stride: uint32(next())}})
+			case 13:
+				_ = cb.CmdBindIndexData(mems[next()%4], uint64(next())*2, IndexType(next()%4))
+			case 14:
+				_ = cb.CmdDraw(uint32(next()), uint32(next()), 0, uint32(next()%4))
+			case 15:
+				_ = cb.CmdDrawIndexed(uint32(next()), uint32(next()), int32(int8(next())), 0, uint32(next()%4))
+			case 16:
+				_ = cb.CmdBarrier()
+			case 17:
+				_ = cb.CmdCopyMemory(spare, mems[next()%4], []MemoryCopyRegion{{SrcOffset: uint64(next()) * 16, DstOffset: uint64(next()) * 16, Size: uint64(next()) * 8}})
+			case 18:
+				_ = cb.CmdFillMemory(mems[next()%4], uint64(next())*4, uint64(next())*4, 0x3f800000)
+			case 19:
+				_ = cb.CmdSetStencilRef(next(), next())
+			case 20:
+				_ = cb.CmdSetBlendConst([4]float32{float32(next()), 0, 0, 1})
+			case 21:
+				_ = cb.CmdBindMsaaState(nil)
+			case 22:
+				_ = cb.CmdExecuteNestedCmdBuffers(nested)
+			case 23:
+				m, off, n := mems[next()%4], uint64(next())*8, int(next()%32)
+				_ = cb.CmdUpdateMemory(m, off, data[pos:min(pos+n, len(data))])
+			case 24:
+				_ = cb.CmdCopyMemoryToImage(spare, uint64(next())*4, int(next()), r.image,
+					ImageRegion{Level: int(next() % 2), X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)})
+			case 25:
+				_ = cb.CmdCopyImage(r.image, ImageRegion{Level: int(next() % 2), X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
+					r.image, int(next()%40), int(next()%40), int(next()%2))
+			case 26:
+				_ = cb.CmdCopyImageToMemory(r.image, ImageRegion{X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
+					mems[next()%4], uint64(next())*4, int(next()))
+			}
+		}
+		if !ended {
+			return
+		}
+		fence := r.dev.CreateFence()
+		if err := r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: fence}); err != nil {
+			t.Fatalf("an ended command buffer was not accepted: %v", err)
+		}
+		if err := fence.Wait(time.Minute); err != nil && !errors.Is(err, ErrTimeout) {
+			t.Fatalf("an accepted command buffer failed on the GPU: %v", err)
+		} else if err != nil {
+			t.Fatalf("an accepted command buffer did not finish in a minute: %v", err)
+		}
+	})
+}

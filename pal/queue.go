@@ -1,0 +1,341 @@
+package pal
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
+	"github.com/tilegpu/tilegpu/kernel"
+)
+
+// QueueCreateInfo configures a queue.
+type QueueCreateInfo struct {
+	Engine EngineType // EngineUniversal
+}
+
+// Queue is PAL's IQueue: submits command buffers to one engine. Work on
+// one queue starts in submission order; between queues only semaphores
+// order it. Queue is safe for concurrent use.
+type Queue struct {
+	dev *Device
+
+	mu         sync.Mutex
+	last       uint64   // kernel fence of the queue's last job
+	waitFences []uint64 // semaphore waits the next job must honour
+	bcl        []byte   // gathers a job's chunks into one list
+}
+
+// CreateQueue creates a queue on an engine.
+func (d *Device) CreateQueue(ci QueueCreateInfo) (*Queue, error) {
+	if ci.Engine != EngineUniversal {
+		return nil, fmt.Errorf("%w: engine %v (the TG GPU has only the universal engine)", ErrUnsupported, ci.Engine)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.queues >= maxQueues {
+		return nil, fmt.Errorf("%w: the universal engine takes %d queues", ErrInvalidArgument, maxQueues)
+	}
+	d.queues++
+	return &Queue{dev: d}, nil
+}
+
+// SubmitInfo is one submission (PAL's SubmitInfo / MultiSubmitInfo).
+type SubmitInfo struct {
+	CmdBuffers []*CmdBuffer
+	// GpuMemoryRefs is the memory the command buffers use that is not
+	// resident device-wide (AddGpuMemoryReferences).
+	GpuMemoryRefs []*GpuMemory
+	// Fence, if not nil, signals when all the submission's work is done.
+	Fence *Fence
+}
+
+// Submit hands the command buffers to the kernel: one SUBMIT_CL per job
+// (copies run on the CPU in order, see CmdCopyMemory). Nothing is
+// submitted when a command buffer is not executable or uses memory that
+// is not resident.
+func (q *Queue) Submit(si SubmitInfo) error {
+	refs := make(map[*GpuMemory]bool, len(si.GpuMemoryRefs))
+	for _, m := range si.GpuMemoryRefs {
+		if m == nil || m.dev != q.dev {
+			return fmt.Errorf("%w: Submit: GpuMemoryRefs holds nil or another device's memory", ErrWrongDevice)
+		}
+		refs[m] = true
+	}
+	if si.Fence != nil && si.Fence.dev != q.dev {
+		return fmt.Errorf("%w: Submit: fence", ErrWrongDevice)
+	}
+	for i, cb := range si.CmdBuffers {
+		switch {
+		case cb == nil:
+			return fmt.Errorf("%w: Submit: command buffer %d is nil", ErrInvalidArgument, i)
+		case cb.dev != q.dev:
+			return fmt.Errorf("%w: Submit: command buffer %d", ErrWrongDevice, i)
+		case cb.state == stateInvalid:
+			return fmt.Errorf("%w: Submit: command buffer %d: its recording failed (%v)", ErrCmdBufferNotEnded, i, cb.err)
+		case cb.state != stateExecutable:
+			return fmt.Errorf("%w: Submit: command buffer %d (call End)", ErrCmdBufferNotEnded, i)
+		}
+		for _, j := range flatJobs(cb) {
+			if !j.hasWork() {
+				continue
+			}
+			if j.nested != nil && j.nested.state != stateExecutable {
+				return fmt.Errorf("%w: Submit: command buffer %d executes a nested buffer that is no longer executable", ErrCmdBufferNotEnded, i)
+			}
+			for _, m := range j.mems {
+				if m.isDestroyed() {
+					return fmt.Errorf("%w: Submit: command buffer %d uses destroyed GpuMemory", ErrDestroyed, i)
+				}
+				if !refs[m] && !q.dev.resident(m) {
+					return fmt.Errorf("%w: Submit: command buffer %d uses a %d-byte GpuMemory that is neither in GpuMemoryRefs nor referenced device-wide", ErrNotResident, i, m.size)
+				}
+			}
+		}
+	}
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, cb := range si.CmdBuffers {
+		first := q.last
+		for _, j := range cb.jobs {
+			if j.nested == nil {
+				if err := q.runJob(cb, j); err != nil {
+					return err
+				}
+				continue
+			}
+			nfirst := q.last
+			for _, nj := range j.nested.jobs {
+				if err := q.runJob(j.nested, nj); err != nil {
+					return err
+				}
+			}
+			if q.last != nfirst {
+				j.nested.pending.Store(q.last)
+			}
+		}
+		if q.last != first {
+			cb.pending.Store(q.last)
+		}
+	}
+	if si.Fence != nil {
+		si.Fence.set(q.last)
+	}
+	return nil
+}
+
+// flatJobs lists cb's jobs with nested buffers' jobs in their place.
+func flatJobs(cb *CmdBuffer) []*job {
+	var out []*job
+	for _, j := range cb.jobs {
+		out = append(out, j)
+		if j.nested != nil {
+			out = append(out, j.nested.jobs...)
+		}
+	}
+	return out
+}
+
+// runJob submits one job, or performs one copy; a job with nothing to do
+// is dropped. q.mu is held.
+func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
+	if !j.hasWork() {
+		return nil
+	}
+	f := q.dev.file
+	if j.copy != nil {
+		// Everything before the copy must have finished (the queue's
+		// jobs run in order, so waiting for the last one is enough), and
+		// so must the semaphore waits.
+		for _, fc := range append(q.waitFences, q.last) {
+			if fc == 0 {
+				continue
+			}
+			if err := f.Wait(&kernel.WaitArgs{Fence: fc, Timeout: -1}); err != nil {
+				return kernelErr("Submit: waiting before a copy", err)
+			}
+		}
+		q.waitFences = q.waitFences[:0]
+		j.copy.run()
+		return nil
+	}
+	q.bcl = q.bcl[:0]
+	for _, s := range j.segs {
+		if s.end > s.start {
+			q.bcl = append(q.bcl, cb.chunks[s.chunk][s.start:s.end]...)
+		}
+	}
+	q.bcl = cl.Append(q.bcl, cl.Flush{})
+	a := kernel.SubmitCLArgs{
+		BinCL: q.bcl, ShaderRecords: j.shaderRecs, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
+		Width: uint32(j.width), Height: uint32(j.height),
+		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
+		InFences: q.waitFences,
+	}
+	if j.color != nil {
+		a.Color = q.target(j, j.color, j.colorClear)
+	}
+	if j.depth != nil && j.usesDS {
+		a.ZS = q.target(j, j.depth, j.dsClear)
+	}
+	if err := f.SubmitCL(&a); err != nil {
+		return kernelErr("Submit", err)
+	}
+	q.waitFences = q.waitFences[:0]
+	q.last = a.OutFence
+	return nil
+}
+
+func (q *Queue) target(j *job, im *Image, clear bool) kernel.RenderTarget {
+	mem, off := im.get()
+	// openJob listed the targets' memory (read and write); the lookup
+	// does not modify the job, which another queue may be submitting too.
+	var index uint32
+	for i, m := range j.mems {
+		if m == mem {
+			index = uint32(i)
+			break
+		}
+	}
+	return kernel.RenderTarget{BOIndex: index, Offset: uint32(off), Stride: uint32(im.RowPitch()),
+		Enabled: true, Load: !clear, Store: true, Clear: clear}
+}
+
+// WaitIdle waits until the queue's submitted work is done.
+func (q *Queue) WaitIdle(timeout time.Duration) error {
+	q.mu.Lock()
+	last := q.last
+	q.mu.Unlock()
+	if last == 0 {
+		return nil
+	}
+	return kernelErr("Queue.WaitIdle", q.dev.file.Wait(&kernel.WaitArgs{Fence: last, Timeout: timeout}))
+}
+
+// SignalQueueSemaphore signals s once the work submitted to q so far is done.
+func (q *Queue) SignalQueueSemaphore(s *QueueSemaphore) error {
+	if s == nil || s.dev != q.dev {
+		return fmt.Errorf("%w: SignalQueueSemaphore: nil semaphore or another device's", ErrWrongDevice)
+	}
+	q.mu.Lock()
+	last := q.last
+	q.mu.Unlock()
+	select {
+	case s.signals <- last:
+		return nil
+	default:
+		return fmt.Errorf("%w: SignalQueueSemaphore: count would exceed MaxCount %d", ErrInvalidArgument, cap(s.signals))
+	}
+}
+
+// WaitQueueSemaphore makes the work submitted to q after it wait for one
+// signal of s. A signal not yet submitted is waited for on the CPU for
+// at most timeout (negative: forever); then the wait fails with ErrTimeout
+// and the queue does not wait.
+func (q *Queue) WaitQueueSemaphore(s *QueueSemaphore, timeout time.Duration) error {
+	if s == nil || s.dev != q.dev {
+		return fmt.Errorf("%w: WaitQueueSemaphore: nil semaphore or another device's", ErrWrongDevice)
+	}
+	var fence uint64
+	select {
+	case fence = <-s.signals:
+	default:
+		if timeout == 0 {
+			return fmt.Errorf("%w: queue semaphore has no signal", ErrTimeout)
+		}
+		var after <-chan time.Time
+		if timeout > 0 {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			after = t.C
+		}
+		select {
+		case fence = <-s.signals:
+		case <-after:
+			return fmt.Errorf("%w: queue semaphore was not signalled within %v", ErrTimeout, timeout)
+		}
+	}
+	if fence != 0 {
+		q.mu.Lock()
+		q.waitFences = append(q.waitFences, fence)
+		q.mu.Unlock()
+	}
+	return nil
+}
+
+// QueueSemaphoreCreateInfo configures a semaphore.
+type QueueSemaphoreCreateInfo struct {
+	MaxCount int // signals that may be pending, 1..1024; 0 means 1
+}
+
+// QueueSemaphore is PAL's IQueueSemaphore: one queue signals it, another
+// waits for it, ordering their work (through kernel in-fences).
+type QueueSemaphore struct {
+	dev     *Device
+	signals chan uint64 // pending signals: the kernel fence each stands for
+}
+
+// CreateQueueSemaphore creates a semaphore with no pending signal.
+func (d *Device) CreateQueueSemaphore(ci QueueSemaphoreCreateInfo) (*QueueSemaphore, error) {
+	n := ci.MaxCount
+	if n == 0 {
+		n = 1
+	}
+	if n < 1 || n > 1024 {
+		return nil, fmt.Errorf("%w: MaxCount %d not in 1..1024", ErrInvalidArgument, ci.MaxCount)
+	}
+	return &QueueSemaphore{dev: d, signals: make(chan uint64, n)}, nil
+}
+
+// Fence is PAL's IFence: signalled by a submission, waited for on the CPU.
+type Fence struct {
+	dev       *Device
+	mu        sync.Mutex
+	submitted bool
+	kfence    uint64 // 0: nothing to wait for
+}
+
+// CreateFence creates an unsignalled fence.
+func (d *Device) CreateFence() *Fence { return &Fence{dev: d} }
+
+func (f *Fence) set(kfence uint64) {
+	f.mu.Lock()
+	f.submitted, f.kfence = true, kfence
+	f.mu.Unlock()
+}
+
+// Reset makes the fence unsignalled and unsubmitted.
+func (f *Fence) Reset() {
+	f.mu.Lock()
+	f.submitted, f.kfence = false, 0
+	f.mu.Unlock()
+}
+
+// Wait waits until the fence's submission is done, for at most timeout
+// (negative: forever). A fence no submission signals is
+// ErrFenceNeverSubmitted at once; a submission that failed on the GPU
+// returns the kernel's error (EIO, naming the cause).
+func (f *Fence) Wait(timeout time.Duration) error {
+	f.mu.Lock()
+	submitted, kf := f.submitted, f.kfence
+	f.mu.Unlock()
+	if !submitted {
+		return fmt.Errorf("%w: Fence.Wait", ErrFenceNeverSubmitted)
+	}
+	if kf == 0 {
+		return nil
+	}
+	return kernelErr("Fence.Wait", f.dev.file.Wait(&kernel.WaitArgs{Fence: kf, Timeout: timeout}))
+}
+
+// Status reports whether the fence is signalled (PAL's GetStatus); a
+// failed submission is signalled with its error.
+func (f *Fence) Status() (signalled bool, err error) {
+	err = f.Wait(0)
+	if errors.Is(err, ErrTimeout) || errors.Is(err, ErrFenceNeverSubmitted) {
+		return false, nil
+	}
+	return true, err
+}
