@@ -139,7 +139,10 @@ func runBoth(t *testing.T, name string, code []uint64, unifs []ir.UniformEntry, 
 	t.Helper()
 	m, p, b := setupRunSeed(t, name, code, unifs, stage, thread, seed)
 	mi := &mem{data: bytes.Clone(m.data)}
-	diff, err := qpu.DiffRun(p, mi, m, qpu.CloneBatch(b), b, qpu.DefaultStepLimit)
+	// The seed rotates the translation's mode: native code (AVX2 where
+	// the CPU has it), native SSE2, and no native code.
+	mode := qpu.XlatMode(uint64(seed) % uint64(qpu.NumXlatModes))
+	diff, err := qpu.DiffRunMode(p, mi, m, qpu.CloneBatch(b), b, qpu.DefaultStepLimit, mode)
 	if diff != "" {
 		t.Fatalf("%s: translation and interpreter differ:\n%s", name, diff)
 	}
