@@ -197,8 +197,11 @@ type Stats struct {
 	// by translated code, programs translated, and translation cache hits
 	// and misses (a hit is identical code at the same address).
 	XlatInstructions, ProgramsTranslated, XlatHits, XlatMisses uint64
-	Jobs                                                       int // jobs submitted to the kernel
-	Draws                                                      int // draws the driver accepted
+	// Native shader code (amd64): instructions whose ALU ops ran as
+	// native code, and runs of kernel uops compiled to native code.
+	NativeInstructions, NativeRuns uint64
+	Jobs                           int // jobs submitted to the kernel
+	Draws                          int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -223,6 +226,8 @@ func (c *Context) Stats() Stats {
 		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
 		XlatHits:           rd(kernel.ParamPerfXlatHits),
 		XlatMisses:         rd(kernel.ParamPerfXlatMisses),
+		NativeInstructions: rd(kernel.ParamPerfNativeInstructions),
+		NativeRuns:         rd(kernel.ParamPerfNativeRuns),
 		Jobs:               ds.JobsSubmitted,
 		Draws:              ds.Draws,
 	}

@@ -17,6 +17,9 @@ type Config struct {
 	// pages the GPU touches are committed (see arena.go).
 	MemorySize int
 	Cores      int // render worker goroutines; default runtime.GOMAXPROCS(0)
+	// NoNativeShaders runs translated shaders without native amd64 code
+	// (hw/qpu native_amd64.go), for comparison; the results are the same.
+	NoNativeShaders bool
 }
 
 // DefaultMemorySize is the arena size used when Config.MemorySize is 0:
@@ -30,6 +33,8 @@ type GPU struct {
 	arena *arena
 	cores int
 	start time.Time
+	// noNative: Config.NoNativeShaders
+	noNative bool
 
 	mu         sync.Mutex // guards the register state below
 	intrStatus uint32
@@ -67,6 +72,7 @@ type GPU struct {
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
 		xlatInstructions                                       atomic.Uint64
+		nativeInstructions                                     atomic.Uint64
 	}
 
 	// xlat shares translated shader programs between jobs and engines,
@@ -111,6 +117,7 @@ func Open(cfg Config) (*GPU, error) {
 	}
 	g := &GPU{
 		cores:      cfg.Cores,
+		noNative:   cfg.NoNativeShaders,
 		start:      time.Now(),
 		intrWake:   make(chan struct{}, 1),
 		memChanged: make(chan struct{}),
@@ -427,6 +434,14 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.xlatInstructions)
 	case RegPerfXlatInstructionsHi:
 		return hi(&g.perf.xlatInstructions)
+	case RegPerfNativeInstructions:
+		return lo(&g.perf.nativeInstructions)
+	case RegPerfNativeInstructionsHi:
+		return hi(&g.perf.nativeInstructions)
+	case RegPerfNativeRuns:
+		return uint32(g.xlat.Stats().NativeRuns)
+	case RegPerfNativeRunsHi:
+		return uint32(g.xlat.Stats().NativeRuns >> 32)
 	case RegPerfXlatPrograms, RegPerfXlatProgramsHi, RegPerfXlatHits, RegPerfXlatHitsHi,
 		RegPerfXlatMisses, RegPerfXlatMissesHi:
 		st := g.xlat.Stats()
@@ -453,6 +468,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
 	xlatInstructions                                uint64
+	nativeInstructions                              uint64
 }
 
 // takeCore moves the core's count of instructions run as translated code
@@ -460,9 +476,14 @@ type perfCounts struct {
 func (p *perfCounts) takeCore(c *qpu.Core) {
 	p.xlatInstructions += c.XlatInstructions
 	c.XlatInstructions = 0
+	p.nativeInstructions += c.NativeInstructions
+	c.NativeInstructions = 0
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
+	if p.nativeInstructions != 0 {
+		g.perf.nativeInstructions.Add(p.nativeInstructions)
+	}
 	if p.xlatInstructions != 0 {
 		g.perf.xlatInstructions.Add(p.xlatInstructions)
 	}

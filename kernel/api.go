@@ -92,6 +92,12 @@ const (
 	ParamPerfXlatPrograms
 	ParamPerfXlatHits
 	ParamPerfXlatMisses
+
+	// Native shader code counters (all contexts, 64-bit): instructions
+	// whose ALU ops ran as native code, and runs of kernel uops
+	// compiled to native code.
+	ParamPerfNativeInstructions
+	ParamPerfNativeRuns
 )
 
 // GetParamArgs is the argument of File.GetParam.

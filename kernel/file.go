@@ -63,10 +63,14 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		a.Value = uint64(f.ctx.resetStatus())
 		d.mu.Unlock()
 	case ParamPerfQPUInstructions, ParamPerfTriangles, ParamPerfTiles, ParamPerfFragments, ParamPerfVertices,
-		ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
+		ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses,
+		ParamPerfNativeInstructions, ParamPerfNativeRuns:
 		lo := reg(hw.RegPerfQPUInstructions) + reg(a.Param-ParamPerfQPUInstructions)*8
 		if a.Param >= ParamPerfXlatInstructions {
 			lo = reg(hw.RegPerfXlatInstructions) + reg(a.Param-ParamPerfXlatInstructions)*8
+		}
+		if a.Param >= ParamPerfNativeInstructions {
+			lo = reg(hw.RegPerfNativeInstructions) + reg(a.Param-ParamPerfNativeInstructions)*8
 		}
 		for {
 			hi := d.m.ReadReg(lo + 4)

@@ -123,9 +123,10 @@ type Core struct {
 	// with the purego tag and other architectures have no native code).
 	NoNative bool
 
-	// NativeInstructions counts the instructions whose whole work ran as
-	// native code (a subset of XlatInstructions); the owner reads and
-	// resets it.
+	// NativeInstructions counts the translated instructions whose ALU
+	// work (the ops native code covers) ran as native code — their reads,
+	// flags and special writes still run in Go; a subset of
+	// XlatInstructions. The owner reads and resets it.
 	NativeInstructions uint64
 
 	// tabs[t] maps the operand indices of translated code to the arrays

@@ -53,6 +53,10 @@ import (
 // (SSE2 is part of amd64; AVX2 only widens it).
 const nativeSupported = true
 
+// NativeSupported reports whether translations get native code in this
+// build on this machine.
+func NativeSupported() bool { return true }
+
 // nativeAVX2 selects the AVX2 code generator; tests clear it to compare
 // the SSE2 generator on AVX2 machines.
 var nativeAVX2 = cpu.X86.HasAVX2
@@ -309,7 +313,7 @@ type nativeCode struct {
 type nativeRun struct {
 	off    uint32 // code offset
 	n      int32  // uops
-	instrs uint64 // instructions all of whose uops the run executes
+	instrs uint64 // instructions whose ALU work the run does (nativeInstrs)
 }
 
 // compileNative generates the native code of x's kernel runs and marks
@@ -345,7 +349,7 @@ func compileNative(x *translation) *nativeCode {
 		}
 		off := uint32(len(a.b))
 		a.run(x.uops[s.u0:s.u1])
-		nc.runs = append(nc.runs, nativeRun{off: off, n: s.u1 - s.u0, instrs: wholeInstrs(x.uops, s.u0, s.u1)})
+		nc.runs = append(nc.runs, nativeRun{off: off, n: s.u1 - s.u0, instrs: nativeInstrs(x.uops, s.u0, s.u1)})
 	}
 	size := (len(a.b) + pageSize - 1) &^ (pageSize - 1)
 	if nativeMapped.Add(int64(size)) > maxNativeBytes {
@@ -377,23 +381,26 @@ func compileNative(x *translation) *nativeCode {
 
 const pageSize = 4096
 
-// wholeInstrs counts the instructions all of whose uops lie in us[u0:u1]
-// (an instruction's uops are consecutive).
-func wholeInstrs(us []uop, u0, u1 int32) uint64 {
+// nativeInstrs counts the instructions whose ALU work (kernel uops) runs
+// in us[u0:u1]: each instruction with a uop there, except one whose
+// earlier kernel uop belongs to an earlier run (an instruction is counted
+// once even when a flags uop splits its add and mul ops into two runs).
+func nativeInstrs(us []uop, u0, u1 int32) uint64 {
 	var n uint64
 	for i := u0; i < u1; i++ {
 		pc := us[i].pc
-		if i > 0 && us[i-1].pc == pc {
-			continue // counted at its first uop, or it starts before the run
+		if i > u0 && us[i-1].pc == pc {
+			continue // counted at its first uop in the run
 		}
-		j := i
-		for j+1 < u1 && us[j+1].pc == pc {
-			j++
+		earlier := false
+		for j := i - 1; j >= 0 && us[j].pc == pc; j-- {
+			if us[j].kind == uKernel && natOp(us[j].fn) != natNone {
+				earlier = true
+			}
 		}
-		if j == u1-1 && int(u1) < len(us) && us[u1].pc == pc {
-			continue // it ends after the run
+		if !earlier {
+			n++
 		}
-		n++
 	}
 	return n
 }

@@ -23,3 +23,7 @@ type nativeRun struct {
 func compileNative(*translation) *nativeCode { return nil }
 
 func callNative(uintptr, *xtab) { panic("qpu: no native code in this build") }
+
+// NativeSupported reports whether translations get native code in this
+// build on this machine.
+func NativeSupported() bool { return false }
