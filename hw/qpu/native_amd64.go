@@ -85,13 +85,24 @@ const (
 	natItof
 	natFAbs
 	natFNeg
+	natFMin
+	natFMax
+	natFtoi
+	natAVX2Only // the ops below need AVX2 (variable shifts, 32-bit multiply)
+	natShr
+	natAsr
+	natShl
+	natMul24
 )
 
-// natOp returns the native op of a kernel uop's function (natNone if
-// native code does not cover it).
-func natOp(fn func(a, b, r *[Lanes]uint32)) uint8 {
+// natOp returns the native op of a kernel uop's function for the AVX2 or
+// the SSE2 generator (natNone if that generator does not cover it).
+func natOp(fn func(a, b, r *[Lanes]uint32), avx2 bool) uint8 {
 	for k, f := range natKernels {
 		if f != nil && funcPC(f) == funcPC(fn) {
+			if k > int(natAVX2Only) && !avx2 {
+				return natNone
+			}
 			return uint8(k)
 		}
 	}
@@ -102,6 +113,8 @@ var natKernels = [...]func(a, b, r *[Lanes]uint32){
 	natFAdd: vfadd, natFSub: vfsub, natFMul: vfmul, natIAdd: viadd, natISub: visub,
 	natIAnd: viand, natIOr: vior, natIXor: vixor, natMov: kmov,
 	natNot: addKernelNOT, natItof: kitof, natFAbs: addKernelFABS, natFNeg: addKernelFNEG,
+	natFMin: kfmin, natFMax: kfmax, natFtoi: kftoi,
+	natShr: kishr, natAsr: kiasr, natShl: kishl, natMul24: kmul24,
 }
 
 // x86 register numbers.
@@ -139,8 +152,8 @@ type asm struct {
 	next int
 }
 
-// vecOp emits a vector instruction reg ← op(vvvv, rm): pp 0 (none) or 1
-// (0x66), mp 1 (0F) or 2 (0F38). With mem, rm is a base register and
+// vecOp emits a vector instruction reg ← op(vvvv, rm): pp 0 (none), 1
+// (0x66) or 2 (0xF3), mp 1 (0F) or 2 (0F38). With mem, rm is a base register and
 // disp its 8-bit displacement; else rm is a vector register. vvvv is the
 // second source (AVX only; 0 when unused).
 func (a *asm) vecOp(pp, mp, op, reg, vvvv, rm uint8, mem bool, disp int8) {
@@ -155,8 +168,11 @@ func (a *asm) vecOp(pp, mp, op, reg, vvvv, rm uint8, mem bool, disp int8) {
 		b2 := (^vvvv&15)<<3 | 1<<2 | pp // W0, L=256
 		a.b = append(a.b, 0xC4, b1, b2, op)
 	} else {
-		if pp == 1 {
+		switch pp {
+		case 1:
 			a.b = append(a.b, 0x66)
+		case 2:
+			a.b = append(a.b, 0xF3)
 		}
 		if rex := (reg>>3)<<2 | rm>>3; rex != 0 {
 			a.b = append(a.b, 0x40|rex)
@@ -230,8 +246,8 @@ func (a *asm) run(us []uop) {
 	a.next = 0
 	consts := false
 	for k := range us {
-		switch natOp(us[k].fn) {
-		case natNot, natFAbs, natFNeg:
+		switch natOp(us[k].fn, a.avx2) {
+		case natNot, natFAbs, natFNeg, natFtoi, natShr, natAsr, natShl, natMul24:
 			consts = true
 		}
 	}
@@ -251,10 +267,10 @@ func (a *asm) run(us []uop) {
 	}
 	for k := range us {
 		u := &us[k]
-		op := natOp(u.fn)
+		op := natOp(u.fn, a.avx2)
 		pa := a.pointer(u.a)
 		pb := pa
-		binary := op != natMov && op != natNot && op != natItof && op != natFAbs && op != natFNeg
+		binary := op != natMov && op != natNot && op != natItof && op != natFAbs && op != natFNeg && op != natFtoi
 		if binary {
 			pb = a.pointer(u.b, pa)
 		}
@@ -291,6 +307,19 @@ func (a *asm) run(us []uop) {
 				a.binop(1, 0xEF, x, xSign)
 			case natItof:
 				a.vecOp(0, 1, 0x5B, x, 0, x, false, 0) // CVTDQ2PS
+			case natFMin, natFMax:
+				a.minMax(op == natFMax, x, y)
+			case natFtoi:
+				a.ftoi(x)
+			case natShr, natAsr, natShl: // AVX2 only
+				a.shiftImm(2, t1, xOnes, 27) // 31
+				a.binop(1, 0xDB, y, t1)      // count & 31
+				a.vecOp(1, 2, map[uint8]uint8{natShr: 0x45, natAsr: 0x46, natShl: 0x47}[op], x, x, y, false, 0)
+			case natMul24: // AVX2 only
+				a.shiftImm(2, t1, xOnes, 8) // 0xffffff
+				a.binop(1, 0xDB, x, t1)
+				a.binop(1, 0xDB, y, t1)
+				a.vecOp(1, 2, 0x40, x, x, y, false, 0) // VPMULLD
 			}
 			a.store(pr, disp, x)
 		}
@@ -299,6 +328,82 @@ func (a *asm) run(us []uop) {
 		a.b = append(a.b, 0xC5, 0xF8, 0x77) // VZEROUPPER
 	}
 	a.b = append(a.b, 0xC3) // RET
+}
+
+// temporaries of the longer sequences
+const (
+	t1 = 8
+	t2 = 9
+	t3 = 10
+	t4 = 11
+)
+
+// cmpps: x ← x pred y (CMPPS: 0 EQ_OQ, 1 LT_OS, 3 UNORD_Q)
+func (a *asm) cmpps(x, y, pred uint8) {
+	a.binop(0, 0xC2, x, y)
+	a.b = append(a.b, pred)
+}
+
+// pandn: x ← ^x & y
+func (a *asm) pandn(x, y uint8) { a.binop(1, 0xDF, x, y) }
+
+// minMax: x ← fmin(x, y) or fmax(x, y) (ops.go: IEEE minNum/maxNum, −0
+// below +0, one NaN operand gives the other operand, two give y), with
+// compares and bit selects only, so the bits are the Go kernel's.
+func (a *asm) minMax(max bool, x, y uint8) {
+	if max {
+		a.mov(t1, y)
+		a.cmpps(t1, x, 1) // y < x
+	} else {
+		a.mov(t1, x)
+		a.cmpps(t1, y, 1) // x < y
+	}
+	a.mov(t2, y)
+	a.cmpps(t2, y, 3) // y NaN
+	a.mov(t3, x)
+	a.cmpps(t3, x, 3)        // x NaN
+	a.pandn(t3, t2)          // y NaN and x not
+	a.binop(1, 0xEB, t1, t3) // selX: x wins
+	a.mov(t4, x)
+	a.cmpps(t4, y, 0) // equal (±0 too)
+	if max {
+		a.mov(t2, x)
+		a.pandn(t2, t4) // equal lanes: ^x
+		a.mov(t4, x)
+		a.binop(1, 0xDB, t4, t1) // x & selX
+		a.pandn(t1, y)           // y & ^selX
+		a.binop(1, 0xEB, t4, t1)
+		a.pandn(t2, t4) // equal lanes: x & y (+0 wins)
+		a.mov(x, t2)
+		return
+	}
+	a.binop(1, 0xEB, t4, t1) // selX | equal
+	a.binop(1, 0xDB, t4, x)  // x there
+	a.pandn(t1, y)           // y & ^selX
+	a.binop(1, 0xEB, t4, t1) // equal lanes: x | y (−0 wins)
+	a.mov(x, t4)
+}
+
+// ftoi: x ← ftoi(x) (ops.go: truncation, NaN to 0, saturating). CVTTPS2DQ
+// gives 0x80000000 for NaN and out-of-range lanes; positive overflows
+// become 0x7fffffff and NaNs 0.
+func (a *asm) ftoi(x uint8) {
+	a.vecOp(2, 1, 0x5B, t1, 0, x, false, 0) // CVTTPS2DQ
+	a.mov(t2, xSign)
+	a.binop(1, 0x76, t2, t1) // PCMPEQD: "integer indefinite"
+	if a.avx2 {
+		a.shiftImm(4, t3, x, 31) // VPSRAD: x negative
+	} else {
+		a.mov(t3, x)
+		a.shiftImm(4, t3, t3, 31)
+	}
+	a.mov(t4, x)
+	a.cmpps(t4, x, 3)        // x NaN
+	a.binop(1, 0xEB, t3, t4) // negative or NaN
+	a.pandn(t3, t2)          // positive overflow
+	a.binop(1, 0xEF, t1, t3) // 0x80000000 → 0x7fffffff there
+	a.pandn(t4, t1)          // NaN → 0
+	a.mov(x, t4)
 }
 
 // mov: x ← y (MOVAPS register form)
@@ -326,7 +431,7 @@ func compileNative(x *translation) *nativeCode {
 	for _, blk := range x.blocks {
 		for i := blk.u0; i < blk.u1; {
 			j := i
-			for j < blk.u1 && x.uops[j].kind == uKernel && natOp(x.uops[j].fn) != natNone {
+			for j < blk.u1 && x.uops[j].kind == uKernel && natOp(x.uops[j].fn, nativeAVX2) != natNone {
 				j++
 			}
 			if j > i {
@@ -394,7 +499,7 @@ func nativeInstrs(us []uop, u0, u1 int32) uint64 {
 		}
 		earlier := false
 		for j := i - 1; j >= 0 && us[j].pc == pc; j-- {
-			if us[j].kind == uKernel && natOp(us[j].fn) != natNone {
+			if us[j].kind == uKernel && natOp(us[j].fn, nativeAVX2) != natNone {
 				earlier = true
 			}
 		}

@@ -46,7 +46,7 @@ func TestNativeKernels(t *testing.T) {
 		}
 		return rng.Uint32()
 	}
-	const slots = 12 // table entries 0..11 are the run's arrays
+	const slots = nativeSlots
 	for _, avx2 := range isas() {
 		t.Run(isaName(avx2), func(t *testing.T) {
 			old := nativeAVX2
@@ -58,46 +58,110 @@ func TestNativeKernels(t *testing.T) {
 				us := make([]uop, n)
 				for k := range us {
 					op := uint8(1 + rng.Intn(len(natKernels)-1))
+					for natKernels[op] == nil || natOp(natKernels[op], avx2) == natNone {
+						op = uint8(1 + rng.Intn(len(natKernels)-1))
+					}
 					us[k] = uop{kind: uKernel, fn: natKernels[op], a: uint8(rng.Intn(slots)),
 						b: uint8(rng.Intn(slots)), r: uint8(rng.Intn(slots)), pc: int32(k)}
 				}
-				x := &translation{uops: us, blocks: []xblock{{u0: 0, u1: int32(n)}}}
-				nc := compileNative(x)
-				if nc == nil {
-					t.Fatal("compileNative produced no code")
-				}
-				var init [slots][Lanes]uint32
+				var init [nativeSlots][Lanes]uint32
 				for s := range init {
 					for l := range init[s] {
 						init[s][l] = word()
 					}
 				}
-				want, got := init, init
-				var tw, tg xtab
-				for s := range slots {
-					tw[s], tg[s] = &want[s], &got[s]
-				}
-				for k := range us {
-					us[k].fn(tw[us[k].a], tw[us[k].b], tw[us[k].r])
-				}
-				// Every uop run natively, possibly split in several runs.
-				for k := range us {
-					if us[k].nat != 0 {
-						r := nc.runs[us[k].imm]
-						callNative(nc.base+uintptr(r.off), &tg)
-					}
-				}
-				runtime.KeepAlive(x)
-				if got != want {
-					for s := range slots {
-						if got[s] != want[s] {
-							t.Fatalf("iter %d: slot %d: native %x, kernels %x (run %+v)", iter, s, got[s], want[s], us)
-						}
-					}
-				}
+				checkNativeRun(t, us, &init)
 			}
 		})
 	}
+}
+
+// nativeSlots: the table entries 0..11 are a test run's arrays.
+const nativeSlots = 12
+
+// checkNativeRun compiles us (kernel uops over the slots, every op one
+// the current generator covers) and requires the native code to leave
+// the slots, starting from init, exactly as the Go kernels do.
+func checkNativeRun(t *testing.T, us []uop, init *[nativeSlots][Lanes]uint32) {
+	t.Helper()
+	x := &translation{uops: us, blocks: []xblock{{u0: 0, u1: int32(len(us))}}}
+	nc := compileNative(x)
+	// Beyond maxNativeBytes compileNative makes no code; a fuzzer makes
+	// garbage translations faster than GC runs their cleanups.
+	for try := 0; nc == nil && try < 100; try++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		nc = compileNative(x)
+	}
+	if nc == nil {
+		t.Fatalf("compileNative produced no code (%d bytes mapped)", nativeMapped.Load())
+	}
+	want, got := *init, *init
+	var tw, tg xtab
+	for s := range nativeSlots {
+		tw[s], tg[s] = &want[s], &got[s]
+	}
+	for k := range us {
+		us[k].fn(tw[us[k].a], tw[us[k].b], tw[us[k].r])
+	}
+	ran := 0
+	for k := range us {
+		if us[k].nat != 0 {
+			r := nc.runs[us[k].imm]
+			callNative(nc.base+uintptr(r.off), &tg)
+			ran += int(r.n)
+		}
+	}
+	runtime.KeepAlive(x)
+	if ran != len(us) {
+		t.Fatalf("native runs cover %d of %d uops", ran, len(us))
+	}
+	for s := range nativeSlots {
+		if got[s] != want[s] {
+			t.Fatalf("slot %d: native %x, kernels %x (run %+v)", s, got[s], want[s], us)
+		}
+	}
+}
+
+// FuzzNative: runs of kernel uops built from the input (op, operands and
+// result slots, lane data), compiled by the AVX2 (where the CPU has it)
+// and the SSE2 generators, against the Go kernels.
+func FuzzNative(f *testing.F) {
+	f.Add([]byte{1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, []byte{0, 0, 0x80, 0x7f, 0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{14, 1, 2, 3, 15, 3, 4, 5, 16, 0, 0, 0}, []byte{0, 0, 0, 0x4f, 1, 0, 0xc0, 0x7f})
+	f.Fuzz(func(t *testing.T, prog, data []byte) {
+		if len(prog) < 4 || len(prog) > 4*64 || len(data) == 0 {
+			return
+		}
+		var init [nativeSlots][Lanes]uint32
+		for s := range init {
+			for l := range init[s] {
+				k := 4 * (s*Lanes + l)
+				var w uint32
+				for j := range 4 {
+					w |= uint32(data[(k+j)%len(data)]) << (8 * j)
+				}
+				init[s][l] = w ^ uint32(k/len(data))
+			}
+		}
+		for _, avx2 := range isas() {
+			old := nativeAVX2
+			nativeAVX2 = avx2
+			var us []uop
+			for k := 0; k+4 <= len(prog); k += 4 {
+				op := 1 + prog[k]%uint8(len(natKernels)-1)
+				if natKernels[op] == nil || natOp(natKernels[op], avx2) == natNone {
+					continue
+				}
+				us = append(us, uop{kind: uKernel, fn: natKernels[op], a: prog[k+1] % nativeSlots,
+					b: prog[k+2] % nativeSlots, r: prog[k+3] % nativeSlots, pc: int32(k / 4)})
+			}
+			if len(us) > 0 {
+				checkNativeRun(t, us, &init)
+			}
+			nativeAVX2 = old
+		}
+	})
 }
 
 // TestNativeCoverage: a program of every op the native code covers runs
@@ -118,14 +182,21 @@ func TestNativeCoverage(t *testing.T) {
 		itof rb3, r2 ; nop
 		fabs ra4, r3 ; nop
 		fneg rb4, r3 ; nop
+		fmin ra5, r2, r3 ; nop
+		fmax rb5, r2, r3 ; nop
+		ftoi ra6, r3 ; nop
+		shr rb6, r2, r3 ; nop
+		asr ra7, r2, r3 ; nop
+		shl rb7, r2, r3 ; mul24 r1, r2, r3
 		fadd r0, ra0, rb0 ; fmul r1, ra0, rb0
 		nop ; mov tlb_r, r0 ; end`
 	// Every instruction but the last has ALU work native code covers:
 	// the two reads are uops of their own (uRead into a scratch slot),
 	// their mul-unit moves are kernels, as are the twelve ALU
 	// instructions and the colour write (a move straight into the
-	// batch's colour).
-	const native = 15
+	// batch's colour). FMIN, FMAX and FTOI are native with both
+	// generators, the shifts and MUL24 with AVX2 only.
+	const native = 15 + 3
 	for _, avx2 := range isas() {
 		for _, noNative := range []bool{false, true} {
 			old := nativeAVX2
@@ -149,6 +220,9 @@ func TestNativeCoverage(t *testing.T) {
 				t.Fatalf("%s, NoNative %v: %s", isaName(avx2), noNative, d)
 			}
 			want := uint64(native)
+			if avx2 {
+				want += 3 // the shift instructions (the last one with MUL24)
+			}
 			if noNative {
 				want = 0
 			}
