@@ -262,7 +262,8 @@ func TestTranslateDifftestPrograms(t *testing.T) {
 }
 
 // BenchmarkBenchShaders runs the bench scenes' shaders, compiled by the
-// compiler, on one core, interpreted and translated: one op is one
+// compiler, on one core, interpreted, translated without native code and
+// translated with native code (where the build has it): one op is one
 // 16-lane batch (FS_TEX includes its texture fetch on a 2×2 texture).
 func BenchmarkBenchShaders(b *testing.B) {
 	sh := bench.Shaders()
@@ -283,11 +284,8 @@ func BenchmarkBenchShaders(b *testing.B) {
 		if c.name[0] == 'V' {
 			bin, stage, thread = vr.VS, qpu.StageVertex, 0
 		}
-		for _, interpreted := range []bool{true, false} {
-			mode := "translated"
-			if interpreted {
-				mode = "interpreted"
-			}
+		for _, mode := range []string{"interpreted", "translated", "native"} {
+			interpreted := mode == "interpreted"
 			b.Run(c.name+"/"+mode, func(b *testing.B) {
 				m, p, bt := setupRun(b, bin.Code, bin.Uniforms, stage, thread)
 				if !interpreted {
@@ -295,6 +293,7 @@ func BenchmarkBenchShaders(b *testing.B) {
 				}
 				core := qpu.NewCore(m)
 				core.Interpreted = interpreted
+				core.NoNative = mode == "translated" // "native": native code where the build has it
 				core.RetainPages(true)
 				var instrs uint64
 				for i := 0; i < b.N; i++ {

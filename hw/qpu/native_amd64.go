@@ -314,7 +314,7 @@ func (a *asm) run(us []uop) {
 			case natShr, natAsr, natShl: // AVX2 only
 				a.shiftImm(2, t1, xOnes, 27) // 31
 				a.binop(1, 0xDB, y, t1)      // count & 31
-				a.vecOp(1, 2, map[uint8]uint8{natShr: 0x45, natAsr: 0x46, natShl: 0x47}[op], x, x, y, false, 0)
+				a.vecOp(1, 2, variableShift[op-natShr], x, x, y, false, 0)
 			case natMul24: // AVX2 only
 				a.shiftImm(2, t1, xOnes, 8) // 0xffffff
 				a.binop(1, 0xDB, x, t1)
@@ -329,6 +329,10 @@ func (a *asm) run(us []uop) {
 	}
 	a.b = append(a.b, 0xC3) // RET
 }
+
+// variableShift: the 0F38 opcodes of VPSRLVD, VPSRAVD and VPSLLVD, by
+// natShr, natAsr, natShl.
+var variableShift = [3]uint8{0x45, 0x46, 0x47}
 
 // temporaries of the longer sequences
 const (
