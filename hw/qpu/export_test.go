@@ -114,6 +114,11 @@ func DiffRunMode(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64, mode XlatM
 		nativeAVX2 = old
 	}
 	Translate(p)
+	if x := p.xlat.Load(); x != nil && x.native != nil && verifyNativeHook != nil {
+		if err := verifyNativeHook(x.native); err != nil {
+			return "native code breaks its contract: " + err.Error(), nil
+		}
+	}
 	ci, ct := NewCore(ma), NewCore(mb)
 	ci.StepLimit, ct.StepLimit = limit, limit
 	ci.Interpreted = true
@@ -131,6 +136,10 @@ func DiffRunMode(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64, mode XlatM
 	}
 	return "", errt
 }
+
+// verifyNativeHook checks generated code against the native code
+// contract (native_verify_amd64_test.go), where there is native code.
+var verifyNativeHook func(*nativeCode) error
 
 // HasNative reports whether p's translation has native code.
 func (p *Program) HasNative() bool { x := p.xlat.Load(); return x != nil && x.native != nil }

@@ -416,6 +416,7 @@ func (a *asm) mov(x, y uint8) { a.vecOp(0, 1, 0x28, x, 0, y, false, 0) }
 // nativeCode is the mapped code of one translation.
 type nativeCode struct {
 	base uintptr
+	mem  []byte // the mapping (read+execute), for tests to inspect
 	runs []nativeRun
 }
 
@@ -479,7 +480,7 @@ func compileNative(x *translation) *nativeCode {
 		nativeMapped.Add(-int64(size))
 		return nil
 	}
-	nc.base = uintptr(unsafePointer(mem))
+	nc.base, nc.mem = uintptr(unsafePointer(mem)), mem
 	for k, s := range spans {
 		x.uops[s.u0].nat = 1
 		x.uops[s.u0].imm = uint32(k)

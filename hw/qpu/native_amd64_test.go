@@ -96,6 +96,9 @@ func checkNativeRun(t *testing.T, us []uop, init *[nativeSlots][Lanes]uint32) {
 	if nc == nil {
 		t.Fatalf("compileNative produced no code (%d bytes mapped)", nativeMapped.Load())
 	}
+	if err := verifyNative(nc); err != nil {
+		t.Fatal(err)
+	}
 	want, got := *init, *init
 	var tw, tg xtab
 	for s := range nativeSlots {
