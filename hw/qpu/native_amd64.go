@@ -17,7 +17,8 @@ import (
 //
 // compileNative turns every run of consecutive plain kernel uops of a
 // translation (FADD, FSUB, FMUL, ADD, SUB, AND, OR, XOR, NOT, MOV, ITOF,
-// FABS, FNEG) into one straight-line x86-64 function: per uop it loads the
+// FTOI, FABS, FNEG, FMIN, FMAX; with AVX2 also SHR, ASR, SHL, MUL24) into
+// one straight-line x86-64 function: per uop it loads the
 // three operand pointers from the core's operand table (xtab), computes the
 // 16 lanes with AVX2 (two 8-lane halves) or, without AVX2, SSE2 (four
 // 4-lane quarters), and stores the result. The code
