@@ -206,8 +206,11 @@ type Stats struct {
 	// EarlyZRejected counts fragments the depth test rejected before they
 	// were shaded.
 	EarlyZRejected uint64
-	Jobs           int // jobs submitted to the kernel
-	Draws          int // draws the driver accepted
+	// Native shader code (amd64): instructions whose ALU ops ran as
+	// native code, and runs of kernel uops compiled to native code.
+	NativeInstructions, NativeRuns uint64
+	Jobs                           int // jobs submitted to the kernel
+	Draws                          int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -234,6 +237,8 @@ func (c *Context) Stats() Stats {
 		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
 		XlatHits:           rd(kernel.ParamPerfXlatHits),
 		XlatMisses:         rd(kernel.ParamPerfXlatMisses),
+		NativeInstructions: rd(kernel.ParamPerfNativeInstructions),
+		NativeRuns:         rd(kernel.ParamPerfNativeRuns),
 		Jobs:               ds.JobsSubmitted,
 		Draws:              ds.Draws,
 	}

@@ -100,6 +100,7 @@ func newBinner(g *GPU, e *engine) *binner {
 	b := &binner{g: g, e: e, m: e.mmu}
 	b.programs.xlat = &g.xlat
 	b.core = qpu.NewCore(e.mmu)
+	b.core.NoNative = g.noNative
 	b.core.StepLimit = 0 // no per-batch bound: the kernel's watchdog decides what is hung
 	b.core.Poll = func(uint64) error {
 		// As worker.poll: publish finished batches, stop on RESET.

@@ -17,6 +17,9 @@ type Config struct {
 	// pages the GPU touches are committed (see arena.go).
 	MemorySize int
 	Cores      int // render worker goroutines; default runtime.GOMAXPROCS(0)
+	// NoNativeShaders runs translated shaders without native amd64 code
+	// (hw/qpu native_amd64.go), for comparison; the results are the same.
+	NoNativeShaders bool
 }
 
 // DefaultMemorySize is the arena size used when Config.MemorySize is 0:
@@ -30,6 +33,8 @@ type GPU struct {
 	arena *arena
 	cores int
 	start time.Time
+	// noNative: Config.NoNativeShaders
+	noNative bool
 
 	mu         sync.Mutex // guards the register state below
 	intrStatus uint32
@@ -68,6 +73,7 @@ type GPU struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
 		xlatInstructions                                       atomic.Uint64
 		hsrPrimitives, rasterBlocks, earlyZRejected            atomic.Uint64
+		nativeInstructions                                     atomic.Uint64
 	}
 	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
 	// rasteriser (tests compare both paths).
@@ -115,6 +121,7 @@ func Open(cfg Config) (*GPU, error) {
 	}
 	g := &GPU{
 		cores:      cfg.Cores,
+		noNative:   cfg.NoNativeShaders,
 		start:      time.Now(),
 		intrWake:   make(chan struct{}, 1),
 		memChanged: make(chan struct{}),
@@ -431,6 +438,14 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.xlatInstructions)
 	case RegPerfXlatInstructionsHi:
 		return hi(&g.perf.xlatInstructions)
+	case RegPerfNativeInstructions:
+		return lo(&g.perf.nativeInstructions)
+	case RegPerfNativeInstructionsHi:
+		return hi(&g.perf.nativeInstructions)
+	case RegPerfNativeRuns:
+		return uint32(g.xlat.Stats().NativeRuns)
+	case RegPerfNativeRunsHi:
+		return uint32(g.xlat.Stats().NativeRuns >> 32)
 	case RegPerfXlatPrograms, RegPerfXlatProgramsHi, RegPerfXlatHits, RegPerfXlatHitsHi,
 		RegPerfXlatMisses, RegPerfXlatMissesHi:
 		st := g.xlat.Stats()
@@ -470,6 +485,7 @@ type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
 	hsrPrimitives, rasterBlocks, earlyZRejected     uint64
 	xlatInstructions                                uint64
+	nativeInstructions                              uint64
 }
 
 // takeCore moves the core's count of instructions run as translated code
@@ -477,9 +493,14 @@ type perfCounts struct {
 func (p *perfCounts) takeCore(c *qpu.Core) {
 	p.xlatInstructions += c.XlatInstructions
 	c.XlatInstructions = 0
+	p.nativeInstructions += c.NativeInstructions
+	c.NativeInstructions = 0
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
+	if p.nativeInstructions != 0 {
+		g.perf.nativeInstructions.Add(p.nativeInstructions)
+	}
 	if p.xlatInstructions != 0 {
 		g.perf.xlatInstructions.Add(p.xlatInstructions)
 	}

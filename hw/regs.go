@@ -128,6 +128,13 @@ const (
 	RegPerfXlatHitsHi         Reg = 0x63C
 	RegPerfXlatMisses         Reg = 0x640
 	RegPerfXlatMissesHi       Reg = 0x644
+	// Native shader code (hw/qpu native_amd64.go): instructions whose
+	// whole work ran as native code, and runs of kernel uops compiled to
+	// native code.
+	RegPerfNativeInstructions   Reg = 0x648
+	RegPerfNativeInstructionsHi Reg = 0x64C
+	RegPerfNativeRuns           Reg = 0x650
+	RegPerfNativeRunsHi         Reg = 0x654
 
 	// Fixed-function counters (hidden-surface removal, rasteriser), from
 	// 0x680 up.

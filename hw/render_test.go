@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tilegpu/tilegpu/hw/cl"
+	"github.com/tilegpu/tilegpu/hw/qpu"
 )
 
 func solid(r, g, b, a float32, vs []testVertex) []testVertex {
@@ -370,4 +371,15 @@ func TestTranslationCounters(t *testing.T) {
 		t.Errorf("%d programs translated on %d cache misses: want as many, and more than 0", progs, misses)
 	}
 	t.Logf("programs %d, hits %d, misses %d", progs, hits, misses)
+	native, runs := rd(RegPerfNativeInstructions), rd(RegPerfNativeRuns)
+	if native > xlat {
+		t.Errorf("%d instructions ran natively, more than the %d translated", native, xlat)
+	}
+	if qpu.NativeSupported() && (native == 0 || runs == 0) {
+		t.Errorf("native code: %d instructions, %d runs compiled; want both > 0 where native code exists", native, runs)
+	}
+	if !qpu.NativeSupported() && (native != 0 || runs != 0) {
+		t.Errorf("native code in a build without it: %d instructions, %d runs", native, runs)
+	}
+	t.Logf("native: %d instructions, %d runs", native, runs)
 }

@@ -139,6 +139,7 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 	w := &worker{g: g, r: r, id: id, m: newMMU(g.mem, EngineRender)}
 	w.m.useEpoch(&g.tlbEpoch)
 	w.core = qpu.NewCore(w.m)
+	w.core.NoNative = g.noNative
 	w.core.StepLimit = 0 // no per-batch bound: the kernel's watchdog decides what is hung
 	w.core.Poll = w.poll
 	// Pages live until the next job start (renderer.run flushes them with

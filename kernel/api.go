@@ -97,6 +97,12 @@ const (
 	ParamPerfHSRPrimitives  // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
 	ParamPerfRasterBlocks   // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
 	ParamPerfEarlyZRejected // fragments rejected by the depth test before shading (PERF_EARLYZ_REJECTED)
+
+	// Native shader code counters (all contexts, 64-bit): instructions
+	// whose ALU ops ran as native code, and runs of kernel uops
+	// compiled to native code.
+	ParamPerfNativeInstructions
+	ParamPerfNativeRuns
 )
 
 // GetParamArgs is the argument of File.GetParam.

@@ -84,6 +84,8 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		a.Value = readCounter64(d.m, reg(hw.RegPerfEarlyZRejected))
 	case ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfXlatInstructions)+reg(a.Param-ParamPerfXlatInstructions)*8)
+	case ParamPerfNativeInstructions, ParamPerfNativeRuns:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfNativeInstructions)+reg(a.Param-ParamPerfNativeInstructions)*8)
 	default:
 		return errorf(EINVAL, "unknown param %d", a.Param)
 	}

@@ -530,8 +530,8 @@ func cmdBench(args []string) error {
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
 	if st := ctx.Stats(); *remote == "" {
-		fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d\n",
-			st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses)
+		fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d native_instructions=%d native_runs=%d\n",
+			st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses, st.NativeInstructions, st.NativeRuns)
 		fmt.Fprintln(stdout, countersLine(st, *frames+1))
 	}
 	if *out != "" {

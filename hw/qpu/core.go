@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"unsafe"
 
 	"github.com/tilegpu/tilegpu/hw/isa"
@@ -116,6 +117,17 @@ type Core struct {
 	// translated code (per 16-lane instruction); the owner reads and
 	// resets it.
 	XlatInstructions uint64
+
+	// NoNative makes translated code run its kernel uops through runVops
+	// and the Go kernels instead of native code (for comparison; builds
+	// with the purego tag and other architectures have no native code).
+	NoNative bool
+
+	// NativeInstructions counts the translated instructions whose ALU
+	// work (the ops native code covers) ran as native code — their reads,
+	// flags and special writes still run in Go; a subset of
+	// XlatInstructions. The owner reads and resets it.
+	NativeInstructions uint64
 
 	// tabs[t] maps the operand indices of translated code to the arrays
 	// they name for register-file half t (translate.go).
@@ -242,7 +254,9 @@ func (c *Core) Run(p *Program, b *Batch) error {
 		return err
 	}
 	if x := p.xlat.Load(); x != nil && !c.Interpreted {
-		return c.runTranslated(p, x, b)
+		err := c.runTranslated(p, x, b)
+		runtime.KeepAlive(x) // its native code must stay mapped while it runs
+		return err
 	}
 	return c.interpret(p, b)
 }

@@ -139,7 +139,10 @@ func runBoth(t *testing.T, name string, code []uint64, unifs []ir.UniformEntry, 
 	t.Helper()
 	m, p, b := setupRunSeed(t, name, code, unifs, stage, thread, seed)
 	mi := &mem{data: bytes.Clone(m.data)}
-	diff, err := qpu.DiffRun(p, mi, m, qpu.CloneBatch(b), b, qpu.DefaultStepLimit)
+	// The seed rotates the translation's mode: native code (AVX2 where
+	// the CPU has it), native SSE2, and no native code.
+	mode := qpu.XlatMode(uint64(seed) % uint64(qpu.NumXlatModes))
+	diff, err := qpu.DiffRunMode(p, mi, m, qpu.CloneBatch(b), b, qpu.DefaultStepLimit, mode)
 	if diff != "" {
 		t.Fatalf("%s: translation and interpreter differ:\n%s", name, diff)
 	}
@@ -259,7 +262,8 @@ func TestTranslateDifftestPrograms(t *testing.T) {
 }
 
 // BenchmarkBenchShaders runs the bench scenes' shaders, compiled by the
-// compiler, on one core, interpreted and translated: one op is one
+// compiler, on one core, interpreted, translated without native code and
+// translated with native code (where the build has it): one op is one
 // 16-lane batch (FS_TEX includes its texture fetch on a 2×2 texture).
 func BenchmarkBenchShaders(b *testing.B) {
 	sh := bench.Shaders()
@@ -280,11 +284,8 @@ func BenchmarkBenchShaders(b *testing.B) {
 		if c.name[0] == 'V' {
 			bin, stage, thread = vr.VS, qpu.StageVertex, 0
 		}
-		for _, interpreted := range []bool{true, false} {
-			mode := "translated"
-			if interpreted {
-				mode = "interpreted"
-			}
+		for _, mode := range []string{"interpreted", "translated", "native"} {
+			interpreted := mode == "interpreted"
 			b.Run(c.name+"/"+mode, func(b *testing.B) {
 				m, p, bt := setupRun(b, bin.Code, bin.Uniforms, stage, thread)
 				if !interpreted {
@@ -292,6 +293,7 @@ func BenchmarkBenchShaders(b *testing.B) {
 				}
 				core := qpu.NewCore(m)
 				core.Interpreted = interpreted
+				core.NoNative = mode == "translated" // "native": native code where the build has it
 				core.RetainPages(true)
 				var instrs uint64
 				for i := 0; i < b.N; i++ {

@@ -50,6 +50,11 @@
 // Core.XlatInstructions counts the instructions run as translated code.
 // The commonest lane kernels (FADD, FSUB, FMUL, integer add, sub, and, or,
 // xor) are SSE2 assembly on amd64 (kernels_amd64.s), used by both.
+// On amd64 each run of ALU kernel micro-ops of a translation is also
+// compiled to straight-line native code (native_amd64.go: AVX2 or SSE2,
+// mapped read-write then read+execute, entered through callNative);
+// Core.NoNative and the purego build tag turn it off, and
+// Core.NativeInstructions counts the instructions whose ALU ops ran there.
 //
 // # Behaviour beyond the hardware document (chosen here, tested)
 //

@@ -84,18 +84,65 @@ func diffStates(want, got archState) string {
 // translation on (mb, bb), each on a fresh core with the given step limit,
 // and returns a description of every architectural difference ("" if none)
 // and the translated run's error. The caller compares the two memories.
+// The translation runs in the default mode (native code where the build
+// and CPU have it).
 func DiffRun(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64) (diff string, err error) {
+	return DiffRunMode(p, ma, mb, ba, bb, limit, ModeDefault)
+}
+
+// XlatMode selects how DiffRunMode runs the translation.
+type XlatMode int
+
+const (
+	ModeDefault    XlatMode = iota // native code with the best ISA the CPU has (AVX2 or SSE2)
+	ModeNativeSSE2                 // native code from the SSE2 generator, even with AVX2
+	ModeNoNative                   // no native code: runVops and the Go kernels
+	NumXlatModes
+)
+
+func (m XlatMode) String() string {
+	return [...]string{"default", "native SSE2", "no native"}[m]
+}
+
+// DiffRunMode is DiffRun with the translation run in mode (if p is not
+// translated yet, it is translated with mode's code generator).
+func DiffRunMode(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64, mode XlatMode) (diff string, err error) {
+	if mode == ModeNativeSSE2 {
+		old := nativeAVX2
+		nativeAVX2 = false
+		Translate(p)
+		nativeAVX2 = old
+	}
 	Translate(p)
+	if x := p.xlat.Load(); x != nil && x.native != nil && verifyNativeHook != nil {
+		if err := verifyNativeHook(x.native); err != nil {
+			return "native code breaks its contract: " + err.Error(), nil
+		}
+	}
 	ci, ct := NewCore(ma), NewCore(mb)
 	ci.StepLimit, ct.StepLimit = limit, limit
 	ci.Interpreted = true
+	ct.NoNative = mode == ModeNoNative
 	erri := ci.Run(p, ba)
 	errt := ct.Run(p, bb)
 	if ct.XlatInstructions > bb.Instructions {
 		return fmt.Sprintf("translated instructions %d > instructions %d", ct.XlatInstructions, bb.Instructions), errt
 	}
-	return diffStates(snapshot(ci, ba, erri), snapshot(ct, bb, errt)), errt
+	if ct.NativeInstructions > ct.XlatInstructions {
+		return fmt.Sprintf("native instructions %d > translated instructions %d", ct.NativeInstructions, ct.XlatInstructions), errt
+	}
+	if d := diffStates(snapshot(ci, ba, erri), snapshot(ct, bb, errt)); d != "" {
+		return fmt.Sprintf("mode %v:\n%s", mode, d), errt
+	}
+	return "", errt
 }
+
+// verifyNativeHook checks generated code against the native code
+// contract (native_verify_amd64_test.go), where there is native code.
+var verifyNativeHook func(*nativeCode) error
+
+// HasNative reports whether p's translation has native code.
+func (p *Program) HasNative() bool { x := p.xlat.Load(); return x != nil && x.native != nil }
 
 // CloneBatch copies a batch's inputs into fresh slices.
 func CloneBatch(b *Batch) *Batch {

@@ -139,6 +139,7 @@ type uop struct {
 	aux     uint8
 	cond    isa.Cond
 	vop     uint8 // vop* when runVops executes this kernel uop, else 0
+	nat     uint8 // 1: a native run (native_amd64.go) starts here, imm is its index
 	pc      int32 // code index of the instruction this uop belongs to
 	imm     uint32
 }
@@ -162,6 +163,7 @@ type translation struct {
 	blocks  []xblock
 	blockAt []int32 // code index → block starting there, or -1
 	uops    []uop
+	native  *nativeCode // the native code of its kernel runs, or nil
 }
 
 // Translate gives p a translated form (if it has none), which Core.Run
@@ -232,6 +234,9 @@ func translate(p *Program) *translation {
 		blk.n = uint64(blk.end-blk.start) + 1
 		x.blockAt[k] = int32(len(x.blocks))
 		x.blocks = append(x.blocks, blk)
+	}
+	if nativeSupported {
+		x.native = compileNative(x)
 	}
 	return x
 }
@@ -503,9 +508,9 @@ var addKernels = func() (t [isa.NumAddOps]func(a, b, r *[Lanes]uint32)) {
 	t[isa.OpADD], t[isa.OpSUB] = viadd, visub
 	t[isa.OpSHR], t[isa.OpASR], t[isa.OpSHL] = kishr, kiasr, kishl
 	t[isa.OpAND], t[isa.OpOR], t[isa.OpXOR] = viand, vior, vixor
-	t[isa.OpNOT] = func(a, _, r *[Lanes]uint32) { kinot(a, r) }
-	t[isa.OpFABS] = func(a, _, r *[Lanes]uint32) { kfabsBits(a, r) }
-	t[isa.OpFNEG] = func(a, _, r *[Lanes]uint32) { kfnegBits(a, r) }
+	t[isa.OpNOT] = addKernelNOT
+	t[isa.OpFABS] = addKernelFABS
+	t[isa.OpFNEG] = addKernelFNEG
 	t[isa.OpFMIN] = kfmin
 	t[isa.OpFMAX] = kfmax
 	t[isa.OpITOF] = kitof
@@ -524,6 +529,11 @@ var mulKernels = func() (t [isa.NumMulOps]func(a, b, r *[Lanes]uint32)) {
 }()
 
 func kmov(a, _, r *[Lanes]uint32) { *r = *a }
+
+// The unary kernels as binary ones (named, so native code can recognise them).
+func addKernelNOT(a, _, r *[Lanes]uint32)  { kinot(a, r) }
+func addKernelFABS(a, _, r *[Lanes]uint32) { kfabsBits(a, r) }
+func addKernelFNEG(a, _, r *[Lanes]uint32) { kfnegBits(a, r) }
 
 func kfmin(a, b, r *[Lanes]uint32) {
 	af, bf, rf := fl(a), fl(b), fl(r)
@@ -561,6 +571,10 @@ func (c *Core) runTranslated(p *Program, x *translation, b *Batch) error {
 	}
 	t := c.bindBatch(th, b)
 	uops, blocks, blockAt := x.uops, x.blocks, x.blockAt
+	var native *nativeCode
+	if !c.NoNative {
+		native = x.native
+	}
 	pc := p.entry
 	stop := c.firstStop()
 	var steps uint64
@@ -591,6 +605,15 @@ func (c *Core) runTranslated(p *Program, x *translation, b *Batch) error {
 		blk := &blocks[bi]
 		for i := blk.u0; i < blk.u1; i++ {
 			u := &uops[i]
+			if u.nat != 0 && native != nil {
+				// A run of kernels as one straight-line native
+				// function (native_amd64.go).
+				r := &native.runs[u.imm]
+				callNative(native.base+uintptr(r.off), t)
+				c.NativeInstructions += r.instrs
+				i += r.n - 1
+				continue
+			}
 			if u.vop != 0 {
 				// A run of SSE2 kernels in one assembly loop
 				// (vops_amd64.s); it returns how many it ran.
@@ -682,7 +705,7 @@ type TranslationCache struct {
 	mu sync.Mutex
 	m  map[xkey]*xentry
 
-	translated, hits, misses, uops atomic.Uint64
+	translated, hits, misses, uops, nativeRuns atomic.Uint64
 }
 
 // MaxTranslations bounds a TranslationCache.
@@ -704,12 +727,13 @@ type TranslationStats struct {
 	Hits       uint64 // lookups that found a translation of identical code
 	Misses     uint64 // lookups that did not
 	Uops       uint64 // uops produced by all translations
+	NativeRuns uint64 // runs of kernel uops compiled to native code (native_amd64.go)
 }
 
 // Stats returns the cache's counters.
 func (tc *TranslationCache) Stats() TranslationStats {
 	return TranslationStats{Translated: tc.translated.Load(), Hits: tc.hits.Load(),
-		Misses: tc.misses.Load(), Uops: tc.uops.Load()}
+		Misses: tc.misses.Load(), Uops: tc.uops.Load(), NativeRuns: tc.nativeRuns.Load()}
 }
 
 // Translate gives p the cached translation of identical code at the same
@@ -731,6 +755,9 @@ func (tc *TranslationCache) Translate(p *Program) {
 	x := translate(p)
 	tc.translated.Add(1)
 	tc.uops.Add(uint64(len(x.uops)))
+	if x.native != nil {
+		tc.nativeRuns.Add(uint64(len(x.native.runs)))
+	}
 	p.xlat.CompareAndSwap(nil, x)
 	tc.mu.Lock()
 	if tc.m == nil || len(tc.m) >= MaxTranslations {

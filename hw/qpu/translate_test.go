@@ -71,8 +71,7 @@ func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) (first err
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	m := diffMem(code, rng)
-	p, err := Load(m.fetch, codeVA)
-	if err != nil {
+	if _, err := Load(m.fetch, codeVA); err != nil {
 		return err // not a program: nothing to translate
 	}
 	for _, stage := range []Stage{StageFragment, StageVertex} {
@@ -80,7 +79,14 @@ func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) (first err
 			mi := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}
 			mt := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}
 			b := diffBatch(stage, thread, rng)
-			diff, err := DiffRun(p, pagedMem{mi}, pagedMem{mt}, CloneBatch(b), b, limit)
+			// Fresh program per mode: the seed and the thread rotate
+			// native code (best ISA), native SSE2 and no native code.
+			mode := XlatMode((uint64(seed) + uint64(stage)*2 + uint64(thread)) % uint64(NumXlatModes))
+			p, err := Load(m.fetch, codeVA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff, err := DiffRunMode(p, pagedMem{mi}, pagedMem{mt}, CloneBatch(b), b, limit, mode)
 			if first == nil {
 				first = err
 			}
@@ -157,8 +163,9 @@ func TestTranslationCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.Translate(p2)
-	if got := tc.Stats(); got != (TranslationStats{Translated: 1, Hits: 1, Misses: 1, Uops: got.Uops}) || got.Uops == 0 {
-		t.Fatalf("after two loads of one program: %+v, want 1 translated, 1 hit, 1 miss", got)
+	if got := tc.Stats(); got != (TranslationStats{Translated: 1, Hits: 1, Misses: 1, Uops: got.Uops, NativeRuns: got.NativeRuns}) || got.Uops == 0 ||
+		(nativeSupported && got.NativeRuns != 1) || (!nativeSupported && got.NativeRuns != 0) {
+		t.Fatalf("after two loads of one program: %+v, want 1 translated, 1 hit, 1 miss, one native run where native code exists", got)
 	}
 	if p1.xlat.Load() != p2.xlat.Load() {
 		t.Fatal("identical code got two translations")
