@@ -75,3 +75,74 @@ func TestAsyncTokensAcrossWrap(t *testing.T) {
 		t.Fatalf("GL error 0x%x, %v", e, c.Err())
 	}
 }
+
+// TestAsyncUploadIsDeferred: an upload that needs conversion is handed to
+// a worker (the decoder does not store it within its command), commands
+// that cannot observe textures run while it is pending, and the next
+// command that can observe one stores it first. The decoder is driven
+// directly while its session is idle.
+func TestAsyncUploadIsDeferred(t *testing.T) {
+	s, err := NewService(ServiceConfig{MemorySize: 64 << 20, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, _ := NewInProcess(s)
+	c, err := NewClient(tr, Options{Width: 1, Height: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 16
+	tex := c.CreateTexture()
+	c.BindTexture(gl.TEXTURE_2D, tex)
+	c.TexImage2D(gl.TEXTURE_2D, 0, int(gl.RGB), size, size, gl.RGB, gl.UNSIGNED_BYTE, nil)
+	fb := c.CreateFramebuffer()
+	c.BindFramebuffer(gl.FRAMEBUFFER, fb)
+	c.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+	c.Finish() // the session is idle and every transfer-buffer block free
+
+	s.mu.Lock()
+	var d *decoder
+	for _, ss := range s.sessions {
+		d = ss.dec
+	}
+	s.mu.Unlock()
+	rgb := c.tb.mem[:size*size*3]
+	want := make([]byte, 0, size*size*4)
+	for i := range size * size {
+		rgb[3*i], rgb[3*i+1], rgb[3*i+2] = byte(i), byte(i*3), byte(i*7)
+		want = append(want, byte(i), byte(i*3), byte(i*7), 255)
+	}
+	upload := []uint32{header(12, CmdAsyncTexSubImage2D), uint32(gl.TEXTURE_2D), 0, 0, 0, size, size,
+		uint32(gl.RGB), uint32(gl.UNSIGNED_BYTE), uint32(len(rgb)), c.tb.id, 0}
+	if err := d.execute(CmdAsyncTexSubImage2D, upload); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.async.pending); n != 1 {
+		t.Fatalf("%d uploads pending after the command, want 1 (handed to a worker)", n)
+	}
+	clearColor := []uint32{header(5, CmdClearColor), 0, 0, 0, 0}
+	if err := d.execute(CmdClearColor, clearColor); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.async.pending); n != 1 {
+		t.Fatalf("%d uploads pending after ClearColor, want 1", n)
+	}
+	// What process does before a command that may observe a texture.
+	if asyncIndependent[CmdReadPixels] || asyncIndependent[CmdDrawArrays] || asyncIndependent[CmdClear] {
+		t.Fatal("ReadPixels, DrawArrays or Clear would run with uploads pending")
+	}
+	d.finishUploads()
+	if n := len(d.async.pending); n != 0 {
+		t.Fatalf("%d uploads pending after finishUploads", n)
+	}
+	got := make([]byte, len(want))
+	c.ReadPixels(got, 0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE)
+	if !bytes.Equal(got, want) {
+		t.Error("the texture does not hold the converted upload")
+	}
+	if e := c.GetError(); e != gl.NO_ERROR || c.Err() != nil {
+		t.Fatalf("GL error 0x%x, %v", e, c.Err())
+	}
+}
