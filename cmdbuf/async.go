@@ -131,10 +131,11 @@ func (d *decoder) doAsyncTexSubImage2D(target gl.Enum, level, x, y, w, h int, fo
 		d.gl.GetIntegerv(tex[:], binding)
 	}
 	// Anything unusual (a bad target or format, no texture bound, an
-	// empty or oversized rectangle) runs synchronously: gles decides, and
-	// reports the GL error in order.
+	// empty or oversized rectangle) runs synchronously, after the pending
+	// uploads: gles decides, and reports the GL error in order.
 	if d.async.inline || binding == 0 || tex[0] == 0 || !asyncFormat(format, ty) || w <= 0 || h <= 0 ||
 		int64(w)*int64(h)*4 > maxStagingBytes {
+		d.finishUploads()
 		d.gl.TexSubImage2D(target, level, x, y, w, h, format, ty, data)
 		return nil
 	}

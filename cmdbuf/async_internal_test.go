@@ -145,4 +145,46 @@ func TestAsyncUploadIsDeferred(t *testing.T) {
 	if e := c.GetError(); e != gl.NO_ERROR || c.Err() != nil {
 		t.Fatalf("GL error 0x%x, %v", e, c.Err())
 	}
+
+	// An upload in the stored layout is stored at once, but after the
+	// pending ones: into an RGBA image, a 4-4-4-4 upload (converted on a
+	// worker) and then an RGBA/UNSIGNED_BYTE one of the same rectangle
+	// leave the second's pixels.
+	tex2 := c.CreateTexture()
+	c.BindTexture(gl.TEXTURE_2D, tex2)
+	c.TexImage2D(gl.TEXTURE_2D, 0, int(gl.RGBA), size, size, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+	c.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex2, 0)
+	c.Finish()
+	packed := c.tb.mem[:size*size*2]
+	for i := range packed {
+		packed[i] = byte(i * 5)
+	}
+	rgba := c.tb.mem[4096 : 4096+size*size*4]
+	for i := range rgba {
+		rgba[i] = byte(255 - i)
+	}
+	want = append(want[:0], rgba...)
+	first := []uint32{header(12, CmdAsyncTexSubImage2D), uint32(gl.TEXTURE_2D), 0, 0, 0, size, size,
+		uint32(gl.RGBA), uint32(gl.UNSIGNED_SHORT_4_4_4_4), uint32(len(packed)), c.tb.id, 0}
+	second := []uint32{header(12, CmdAsyncTexSubImage2D), uint32(gl.TEXTURE_2D), 0, 0, 0, size, size,
+		uint32(gl.RGBA), uint32(gl.UNSIGNED_BYTE), uint32(len(rgba)), c.tb.id, 4096}
+	if err := d.execute(CmdAsyncTexSubImage2D, first); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.async.pending); n != 1 {
+		t.Fatalf("%d uploads pending after a 4-4-4-4 upload, want 1", n)
+	}
+	if err := d.execute(CmdAsyncTexSubImage2D, second); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.async.pending); n != 0 {
+		t.Fatalf("%d uploads pending after an upload in the stored layout, want 0", n)
+	}
+	c.ReadPixels(got, 0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE)
+	if !bytes.Equal(got, want) {
+		t.Error("the earlier asynchronous upload overwrote the later one")
+	}
+	if e := c.GetError(); e != gl.NO_ERROR || c.Err() != nil {
+		t.Fatalf("GL error 0x%x, %v", e, c.Err())
+	}
 }
