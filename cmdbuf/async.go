@@ -57,14 +57,15 @@ type asyncState struct {
 
 // asyncIndependent[id] is true for commands that can neither observe nor
 // change a texture's image or lifetime, so they may run while uploads are
-// pending: state setting, uniforms, vertex attributes, buffers, shaders and
+// pending: state setting, texture bindings (an upload holds its texture by
+// name), uniforms, vertex attributes, buffers, shaders and
 // programs (a draw samples textures, Clear may write one through a
 // framebuffer, and every query waits so that results stay exact).
 var asyncIndependent = func() []bool {
 	m := make([]bool, len(commandTable))
 	for _, name := range []string{
 		"Noop", "SetToken", "SetBucketSize", "SetBucketData", "SetBucketDataImmediate", "AsyncTexSubImage2D",
-		"ActiveTexture", "AttachShader", "BindAttribLocation", "BindBuffer", "BlendColor", "BlendEquation",
+		"ActiveTexture", "AttachShader", "BindAttribLocation", "BindBuffer", "BindTexture", "BlendColor", "BlendEquation",
 		"BlendEquationSeparate", "BlendFunc", "BlendFuncSeparate", "BufferData", "BufferInit", "BufferSubData",
 		"ClearColor", "ClearDepthf", "ClearStencil", "ColorMask", "CompileShader", "CullFace", "DepthFunc",
 		"DepthMask", "DepthRangef", "DetachShader", "Disable", "DisableVertexAttribArray", "Enable",
