@@ -344,10 +344,12 @@ func (d *Device) executing(e int) *job {
 // maxContextInflight jobs in the rings, so a retirement frees a slot that
 // the round robin hands out among every context with work, and a context
 // that submitted a long burst first cannot push a later context's jobs
-// behind the whole burst (the rings are FIFO per priority). Fairness bound
-// (TestContextsShareTheRings): among contexts of one priority that keep
-// work queued, no context's k-th job enters the ring, and so retires,
-// after another's (k+2·maxContextInflight)-th. A context's jobs enter the rings
+// behind the whole burst (the rings are FIFO per priority). The bound
+// TestContextsShareTheRings asserts: among contexts of one priority that
+// keep work queued, no context's k-th job enters the ring, and so retires,
+// after another's (k+2·maxContextInflight)-th (a context leads by at most
+// its maxContextInflight jobs in the rings plus what one dispatch pass's
+// rounds hand it; measured leads are at most 3). A context's jobs enter the rings
 // in submission order and are never in both priorities' rings at once: a
 // job whose priority differs from its context's jobs still in flight waits
 // for them to retire. Implicit synchronisation relies on each ring running
