@@ -1236,3 +1236,40 @@ func (c *Client) GetVertexAttribi(src gl.Attrib, pname gl.Enum) int32 {
 }
 
 const halfFloatOES gl.Enum = 0x8D61 // OES_texture_half_float
+
+// ---- asynchronous texture upload ----
+
+// AsyncTexSubImage2D is TexSubImage2D whose pixels the service converts and
+// stores on a worker while it goes on executing this client's later
+// commands (Chromium's async pixel transfer). It returns the upload's async
+// token: WaitForToken(token) returns once the texture holds the pixels, and
+// TokenPassed(token) tells without waiting. Commands that could observe the
+// texture (draws, reads, queries, texture and framebuffer commands) run
+// after the upload completes, so using the texture needs no wait; the
+// token lets a client know when the upload is done without a round trip
+// per check. data may be reused as soon as the call returns (it is copied
+// into the transfer buffer; large images go in row bands). GL errors are
+// TexSubImage2D's.
+func (c *Client) AsyncTexSubImage2D(target gl.Enum, level int, x, y, width, height int, format, ty gl.Enum, data []byte) uint32 {
+	if len(data) == 0 {
+		c.cmdTexSubImage2D(target, level, x, y, width, height, format, ty, 0, 0, 0)
+		return c.InsertToken()
+	}
+	c.uploadImage(data, width, height, format, ty, func(id, off, size uint32, y0, rows int) {
+		c.cmdAsyncTexSubImage2D(target, level, x, y+y0, width, rows, format, ty, size, id, off)
+	})
+	return c.InsertToken()
+}
+
+// AsyncTexImage2D defines a texture image (as TexImage2D without data) and
+// uploads its pixels asynchronously (AsyncTexSubImage2D); it returns the
+// async token.
+func (c *Client) AsyncTexImage2D(target gl.Enum, level int, internalFormat int, width, height int, format, ty gl.Enum, data []byte) uint32 {
+	c.cmdTexImage2D(target, level, internalFormat, width, height, format, ty, 0, 0, 0)
+	return c.AsyncTexSubImage2D(target, level, 0, 0, width, height, format, ty, data)
+}
+
+// TokenPassed reports, without waiting or a round trip, whether the
+// service has passed token t as far as the client knows (an async token
+// included); WaitForToken learns more.
+func (c *Client) TokenPassed(t uint32) bool { return tokenPassed(t, c.lastToken) }

@@ -164,10 +164,11 @@ const (
 	CmdVertexAttribPointer                CommandID = 398
 	CmdViewport                           CommandID = 399
 	CmdGetProgramInfo                     CommandID = 400
+	CmdAsyncTexSubImage2D                 CommandID = 401
 )
 
 // commandTable describes every command (indexed by id; Name is empty for ids no command uses).
-var commandTable = [401]CommandInfo{
+var commandTable = [402]CommandInfo{
 	0:   {Name: "Noop", Fixed: 1, Args: []ArgInfo{{Name: "pad", Kind: ArgPad, Len: -1, LenConst: 0, IsLen: false}}},
 	1:   {Name: "SetToken", Fixed: 2, Args: []ArgInfo{{Name: "token", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
 	2:   {Name: "SetBucketSize", Fixed: 3, Args: []ArgInfo{{Name: "bucket", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}, {Name: "size", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
@@ -320,6 +321,7 @@ var commandTable = [401]CommandInfo{
 	398: {Name: "VertexAttribPointer", Fixed: 7, Args: []ArgInfo{{Name: "dst", Kind: ArgAttrib, Len: -1, LenConst: 0, IsLen: false}, {Name: "size", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "ty", Kind: ArgEnum, Len: -1, LenConst: 0, IsLen: false}, {Name: "normalized", Kind: ArgBool, Len: -1, LenConst: 0, IsLen: false}, {Name: "stride", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "offset", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}}},
 	399: {Name: "Viewport", Fixed: 5, Args: []ArgInfo{{Name: "x", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "y", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "width", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "height", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}}},
 	400: {Name: "GetProgramInfo", Fixed: 3, Args: []ArgInfo{{Name: "p", Kind: ArgProgram, Len: -1, LenConst: 0, IsLen: false}, {Name: "bucket", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: false}}},
+	401: {Name: "AsyncTexSubImage2D", Fixed: 12, Args: []ArgInfo{{Name: "target", Kind: ArgEnum, Len: -1, LenConst: 0, IsLen: false}, {Name: "level", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "x", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "y", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "width", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "height", Kind: ArgInt, Len: -1, LenConst: 0, IsLen: false}, {Name: "format", Kind: ArgEnum, Len: -1, LenConst: 0, IsLen: false}, {Name: "ty", Kind: ArgEnum, Len: -1, LenConst: 0, IsLen: false}, {Name: "size", Kind: ArgU32, Len: -1, LenConst: 0, IsLen: true}, {Name: "data", Kind: ArgShm, Len: 9, LenConst: 0, IsLen: false}}},
 }
 
 // cmdSetToken encodes SetToken.
@@ -2584,6 +2586,26 @@ func (c *Client) cmdGetProgramInfo(p gl.Program, bucket uint32) {
 	ent[2] = bucket
 }
 
+// cmdAsyncTexSubImage2D encodes AsyncTexSubImage2D.
+func (c *Client) cmdAsyncTexSubImage2D(target gl.Enum, level int, x int, y int, width int, height int, format gl.Enum, ty gl.Enum, size uint32, dataID, dataOff uint32) {
+	const cmdSize = 12
+	ent := c.alloc(cmdSize)
+	if ent == nil {
+		return
+	}
+	ent[0] = header(cmdSize, CmdAsyncTexSubImage2D)
+	ent[1] = uint32(target)
+	ent[2] = uint32(int32(level))
+	ent[3] = uint32(int32(x))
+	ent[4] = uint32(int32(y))
+	ent[5] = uint32(int32(width))
+	ent[6] = uint32(int32(height))
+	ent[7] = uint32(format)
+	ent[8] = uint32(ty)
+	ent[9] = size
+	ent[10], ent[11] = dataID, dataOff
+}
+
 // execute validates and runs one command; c is the command's entries,
 // header included, copied out of the ring. An error is a parse error:
 // the client loses its context.
@@ -4068,6 +4090,24 @@ func (d *decoder) execute(id CommandID, c []uint32) error {
 		a_p := d.program(c[1])
 		a_bucket := c[2]
 		return d.doGetProgramInfo(a_p, a_bucket)
+	case CmdAsyncTexSubImage2D:
+		if len(c) != 12 {
+			return d.badSize(id, len(c), 12)
+		}
+		a_target := gl.Enum(c[1])
+		a_level := int(int32(c[2]))
+		a_x := int(int32(c[3]))
+		a_y := int(int32(c[4]))
+		a_width := int(int32(c[5]))
+		a_height := int(int32(c[6]))
+		a_format := gl.Enum(c[7])
+		a_ty := gl.Enum(c[8])
+		a_size := c[9]
+		a_data, err := d.shm(c[10], c[11], a_size, false)
+		if err != nil {
+			return d.argError(id, "data", err)
+		}
+		return d.doAsyncTexSubImage2D(a_target, a_level, a_x, a_y, a_width, a_height, a_format, a_ty, a_size, a_data)
 	}
 	return d.badID(id)
 }

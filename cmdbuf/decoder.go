@@ -50,7 +50,8 @@ type decoder struct {
 	buckets map[uint32][]byte
 	bucketN int
 	token   uint32
-	rec     *recorder // nil unless the service records
+	rec     *recorder  // nil unless the service records
+	async   asyncState // asynchronous texture uploads (async.go)
 
 	cmd  []uint32
 	f32  []float32
@@ -90,6 +91,9 @@ func (e cmdError) Error() string { return string(e) }
 
 // process executes the commands in ring[get:put] and returns the new get.
 func (d *decoder) process(get, put uint32) (uint32, error) {
+	// The session publishes get and the token when this returns: every
+	// upload of the batch is in its texture by then.
+	defer d.finishUploads()
 	ring := d.ss.ring
 	n := uint32(len(ring))
 	for get != put {
@@ -112,6 +116,9 @@ func (d *decoder) process(get, put uint32) (uint32, error) {
 		copy(cmd, ring[get:get+uint32(size)])
 		cmd[0] = h // the header as validated
 		d.refs = d.refs[:0]
+		if len(d.async.pending) > 0 && (int(id) >= len(asyncIndependent) || !asyncIndependent[id]) {
+			d.finishUploads()
+		}
 		if err := d.execute(id, cmd); err != nil {
 			return get, &ParseError{get, commandName(id), err.Error()}
 		}

@@ -12,7 +12,9 @@
 // buckets, results through result memory. The service half (Service) gives
 // each client a kernel File, its own gles context and a decoder that
 // validates every command: a malformed command loses that client's context
-// and nobody else's; GL errors stay GL errors.
+// and nobody else's; GL errors stay GL errors. Asynchronous texture uploads
+// (Client.AsyncTexSubImage2D) are converted on a worker goroutine while the
+// decoder goes on (async.go).
 //
 // The wire format is described once, in spec/commands.txt; `go generate`
 // writes commands_gen.go (encoders, decoders with validation, the command

@@ -48,6 +48,12 @@ func FuzzDecoder(f *testing.F) {
 		header(2, CmdCreateShader), 9, gl.VERTEX_SHADER, header(3, CmdShaderSource), 9, 1), []byte{})
 	f.Add(words(header(3, CmdGetError), 3, 0, header(2, CmdSetToken), 5), make([]byte, 16))
 	f.Add(words(header(9, CmdReadPixels), 0, 0, 2, 2, gl.RGBA, gl.UNSIGNED_BYTE, 16, 3, 0), make([]byte, 16))
+	// A texture defined, then an asynchronous RGB upload into it and a draw
+	// that completes it.
+	f.Add(words(header(3, CmdBindTexture), gl.TEXTURE_2D, 5,
+		header(11, CmdTexImage2D), gl.TEXTURE_2D, 0, gl.RGB, 2, 2, gl.RGB, gl.UNSIGNED_BYTE, 0, 0, 0,
+		header(12, CmdAsyncTexSubImage2D), gl.TEXTURE_2D, 0, 0, 0, 2, 2, gl.RGB, gl.UNSIGNED_BYTE, 16, 3, 0,
+		header(4, CmdDrawArrays), gl.TRIANGLES, 0, 3), make([]byte, 16))
 	f.Fuzz(func(t *testing.T, ring, tb []byte) {
 		if len(ring) > 16<<10 || len(tb) > 64<<10 {
 			return

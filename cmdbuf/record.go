@@ -251,6 +251,9 @@ func Replay(r io.Reader, cfg ServiceConfig) (*image.NRGBA, error) {
 				return nil, fmt.Errorf("cmdbuf: replay: %w", err)
 			}
 			d = ss.dec
+			// Memory records rewrite shared memory between commands, so
+			// an upload must not be read after its command.
+			d.async.inline = true
 		case 'M':
 			if d == nil {
 				return nil, errors.New("cmdbuf: recording has memory before its context")

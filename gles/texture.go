@@ -1,6 +1,7 @@
 package gles
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"github.com/tilegpu/tilegpu/gl"
@@ -334,44 +335,79 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 
 // TexSubImage2D replaces a rectangle of a defined image.
 func (c *Context) TexSubImage2D(target gl.Enum, level int, x, y, width, height int, format, ty gl.Enum, data []byte) {
-	t, face, ok := c.texTarget(target)
-	if !ok || !c.checkFormatType(format, ty) {
-		return
-	}
-	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 {
-		c.recordError(gl.INVALID_VALUE)
-		return
-	}
-	if t == nil || level >= len(t.levels[face]) || !t.levels[face][level].defined {
-		c.recordError(gl.INVALID_OPERATION)
-		return
-	}
-	lv := t.levels[face][level]
-	if x < 0 || y < 0 || x+width > lv.w || y+height > lv.h {
-		c.recordError(gl.INVALID_VALUE)
-		return
-	}
-	if format != lv.format {
-		c.recordError(gl.INVALID_OPERATION)
-		return
-	}
-	if width == 0 || height == 0 || (!lv.inRes && lv.pending == nil) {
+	t, face, ok := c.subImageTarget(target, level, x, y, width, height, format, ty)
+	if !ok {
 		return
 	}
 	rgba, ok := c.unpackToRGBA(data, width, height, format, ty)
-	if ok && !lv.inRes { // an image kept in CPU memory until its level 0 arrives
+	if !ok {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	c.storeSubImage(t, face, level, x, y, width, height, rgba)
+}
+
+// TexSubImage2DUnpacked is TexSubImage2D for pixels already converted by
+// UnpackRGBA (tightly packed RGBA8): the GL validation and errors are
+// TexSubImage2D's for format/ty, only the conversion is skipped. The
+// cmdbuf service converts asynchronous uploads on a worker goroutine and
+// stores them through this on the context's own goroutine.
+func (c *Context) TexSubImage2DUnpacked(target gl.Enum, level int, x, y, width, height int, format, ty gl.Enum, rgba []byte) {
+	t, face, ok := c.subImageTarget(target, level, x, y, width, height, format, ty)
+	if !ok {
+		return
+	}
+	if len(rgba) != width*height*4 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	c.storeSubImage(t, face, level, x, y, width, height, rgba)
+}
+
+// storeSubImage writes validated RGBA8 texels into a level: into the
+// resource, or into the CPU copy of an image kept until a level 0 it fits
+// arrives (mip levels may be specified in any order).
+func (c *Context) storeSubImage(t *texture, face, level, x, y, width, height int, rgba []byte) {
+	if lv := &t.levels[face][level]; !lv.inRes {
 		for row := 0; row < height; row++ {
 			copy(lv.pending[((y+row)*lv.w+x)*4:], rgba[row*width*4:(row+1)*width*4])
 		}
 		return
 	}
-	if !ok {
-		c.recordError(gl.INVALID_VALUE)
-		return
-	}
 	if err := c.pipe.TextureWrite(t.res, face, level, x, y, width, height, rgba); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}
+}
+
+// subImageTarget validates a TexSubImage2D and returns the texture and
+// face to write; ok is false when there is nothing to write (a GL error
+// was recorded, the rectangle is empty, or the image is not stored).
+func (c *Context) subImageTarget(target gl.Enum, level int, x, y, width, height int, format, ty gl.Enum) (t *texture, face int, ok bool) {
+	t, face, ok = c.texTarget(target)
+	if !ok || !c.checkFormatType(format, ty) {
+		return nil, 0, false
+	}
+	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return nil, 0, false
+	}
+	if t == nil || level >= len(t.levels[face]) || !t.levels[face][level].defined {
+		c.recordError(gl.INVALID_OPERATION)
+		return nil, 0, false
+	}
+	lv := t.levels[face][level]
+	if x < 0 || y < 0 || x+width > lv.w || y+height > lv.h {
+		c.recordError(gl.INVALID_VALUE)
+		return nil, 0, false
+	}
+	if format != lv.format {
+		c.recordError(gl.INVALID_OPERATION)
+		return nil, 0, false
+	}
+	if width == 0 || height == 0 || (!lv.inRes && lv.pending == nil) {
+		return nil, 0, false
+	}
+	return t, face, true
 }
 
 // CopyTexImage2D defines an image from the read framebuffer.
@@ -661,59 +697,111 @@ func (c *Context) GetTexParameterfv(dst []float32, target, pname gl.Enum) {
 }
 
 // unpackToRGBA converts client pixel data (rows padded to the unpack
-// alignment, first row = row 0) to tightly packed RGBA8.
+// alignment, first row = row 0) to tightly packed RGBA8. Data already in
+// the stored layout is returned as it is (the driver copies it).
 func (c *Context) unpackToRGBA(data []byte, w, h int, format, ty gl.Enum) ([]byte, bool) {
+	if format == gl.RGBA && ty == gl.UNSIGNED_BYTE && w*4%c.unpackAlign == 0 {
+		if h > 0 && len(data) < w*h*4 {
+			return nil, false
+		}
+		return data[:w*h*4], true
+	}
+	return UnpackRGBA(nil, data, w, h, format, ty, c.unpackAlign)
+}
+
+// UnpackRGBA converts w×h client pixels of format/ty (rows padded to align
+// bytes, as GL_UNPACK_ALIGNMENT says) to tightly packed RGBA8, the layout
+// textures are stored in, writing into dst's memory when it is large
+// enough; the result never aliases data. It reports false when data is
+// too short. It touches no Context state, so a worker goroutine may run it
+// while the context is used elsewhere (cmdbuf's asynchronous uploads).
+func UnpackRGBA(dst, data []byte, w, h int, format, ty gl.Enum, align int) ([]byte, bool) {
 	bpp := 0
 	switch ty {
 	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
 		bpp = 2
 	default:
-		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4, bgraEXT: 4}[format]
+		switch format {
+		case gl.ALPHA, gl.LUMINANCE:
+			bpp = 1
+		case gl.LUMINANCE_ALPHA:
+			bpp = 2
+		case gl.RGB:
+			bpp = 3
+		case gl.RGBA, bgraEXT:
+			bpp = 4
+		}
+	}
+	if w < 0 || h < 0 || align < 1 {
+		return nil, false
 	}
 	rowBytes := w * bpp
-	stride := (rowBytes + c.unpackAlign - 1) / c.unpackAlign * c.unpackAlign
+	stride := (rowBytes + align - 1) / align * align
 	if h > 0 && len(data) < stride*(h-1)+rowBytes {
 		return nil, false
 	}
-	if format == gl.RGBA && ty == gl.UNSIGNED_BYTE && stride == rowBytes {
-		return data[:w*h*4], true // already the stored layout; the driver copies it
+	n := w * h * 4
+	if cap(dst) < n {
+		dst = make([]byte, n)
 	}
-	out := make([]byte, w*h*4)
+	out := dst[:n]
+	if format == gl.RGBA && ty == gl.UNSIGNED_BYTE {
+		for y := 0; y < h; y++ {
+			copy(out[y*w*4:(y+1)*w*4], data[y*stride:])
+		}
+		return out, true
+	}
+	// One loop per layout: the switch runs per row, not per pixel.
 	for y := 0; y < h; y++ {
-		src := data[y*stride:]
-		dst := out[y*w*4:]
-		for x := 0; x < w; x++ {
-			d := dst[x*4 : x*4+4]
-			switch ty {
-			case gl.UNSIGNED_SHORT_5_6_5:
+		src := data[y*stride : y*stride+rowBytes]
+		dst := out[y*w*4 : (y+1)*w*4]
+		switch {
+		case ty == gl.UNSIGNED_SHORT_5_6_5:
+			for x := 0; x < w; x++ {
 				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d := dst[x*4 : x*4+4]
 				d[0], d[1], d[2], d[3] = expand(v>>11, 5), expand(v>>5&63, 6), expand(v&31, 5), 255
-				continue
-			case gl.UNSIGNED_SHORT_4_4_4_4:
+			}
+		case ty == gl.UNSIGNED_SHORT_4_4_4_4:
+			for x := 0; x < w; x++ {
 				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d := dst[x*4 : x*4+4]
 				d[0], d[1], d[2], d[3] = expand(v>>12, 4), expand(v>>8&15, 4), expand(v>>4&15, 4), expand(v&15, 4)
-				continue
-			case gl.UNSIGNED_SHORT_5_5_5_1:
+			}
+		case ty == gl.UNSIGNED_SHORT_5_5_5_1:
+			for x := 0; x < w; x++ {
 				v := uint16(src[2*x]) | uint16(src[2*x+1])<<8
+				d := dst[x*4 : x*4+4]
 				d[0], d[1], d[2], d[3] = expand(v>>11, 5), expand(v>>6&31, 5), expand(v>>1&31, 5), expand(v&1, 1)
-				continue
 			}
-			switch format {
-			case gl.RGBA:
-				copy(d, src[x*4:x*4+4])
-			case bgraEXT:
-				d[0], d[1], d[2], d[3] = src[x*4+2], src[x*4+1], src[x*4], src[x*4+3]
-			case gl.RGB:
-				d[0], d[1], d[2], d[3] = src[x*3], src[x*3+1], src[x*3+2], 255
-			case gl.LUMINANCE:
-				l := src[x]
+		case format == bgraEXT:
+			for x := 0; x < w; x++ {
+				s := src[x*4 : x*4+4 : x*4+4]
+				d := dst[x*4 : x*4+4]
+				d[0], d[1], d[2], d[3] = s[2], s[1], s[0], s[3]
+			}
+		case format == gl.RGB:
+			for x := 0; x < w; x++ {
+				s := src[x*3 : x*3+3 : x*3+3]
+				binary.LittleEndian.PutUint32(dst[x*4:], uint32(s[0])|uint32(s[1])<<8|uint32(s[2])<<16|0xFF<<24)
+			}
+		case format == gl.LUMINANCE:
+			for x, l := range src[:w] {
+				d := dst[x*4 : x*4+4]
 				d[0], d[1], d[2], d[3] = l, l, l, 255
-			case gl.LUMINANCE_ALPHA:
-				l := src[2*x]
-				d[0], d[1], d[2], d[3] = l, l, l, src[2*x+1]
-			case gl.ALPHA:
-				d[0], d[1], d[2], d[3] = 0, 0, 0, src[x]
 			}
+		case format == gl.LUMINANCE_ALPHA:
+			for x := 0; x < w; x++ {
+				d, l := dst[x*4:x*4+4], src[2*x]
+				d[0], d[1], d[2], d[3] = l, l, l, src[2*x+1]
+			}
+		case format == gl.ALPHA:
+			for x, a := range src[:w] {
+				d := dst[x*4 : x*4+4]
+				d[0], d[1], d[2], d[3] = 0, 0, 0, a
+			}
+		default:
+			clear(dst) // no such layout (the caller validated format and type)
 		}
 	}
 	return out, true

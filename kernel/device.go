@@ -12,6 +12,15 @@ const (
 	// (dispatch checks it all the same).
 	ringBytes   = 64 << 10
 	maxInflight = 256 // jobs in each priority's rings
+	// maxContextInflight bounds one context's jobs in the rings (KGSL's
+	// per-context in-flight limit): the rest wait in the context's queue,
+	// where the dispatcher's round robin applies. Without it a context
+	// that submits a burst moves the whole burst into the FIFO rings at
+	// once and every context that submits later waits behind all of it.
+	// Two would keep bin and render busy with one context alone; the third
+	// and fourth cover the dispatcher's latency between a retirement and
+	// the refill, so one client alone loses no throughput.
+	maxContextInflight = 4
 	// defaultStarveLimit: how long a normal-priority job may head its ring
 	// without retiring before the dispatcher holds back new high-priority
 	// jobs (Options.starveLimit overrides it in tests). 100 ms is six

@@ -139,3 +139,50 @@ func TestHWLongShaderCompletes(t *testing.T) {
 		}
 	}
 }
+
+// TestHWDrawRightAfterAnotherContextsReset: a context that submits the
+// moment a hung context's job has been reset gets its own job done, with
+// the right pixels, and stays innocent. cmdbuf's report saw the
+// opposite: the hung fragment loop kept a render worker busy after RESET
+// (hw checked for RESET only between primitives and tiles), so the next
+// job made no progress and was reset in its turn. A large target puts
+// many tiles of the hung shader in flight on every core.
+func TestHWDrawRightAfterAnotherContextsReset(t *testing.T) {
+	tests := []struct {
+		name string
+		fs   string
+	}{
+		{"endless fragment shader", foreverFS},
+		{"long fragment loop", countdownFS(2_000_000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newHWDevice(t, 100*time.Millisecond)
+			bad, good := mustOpen(t, d), mustOpen(t, d)
+			ab, _ := hwJob(t, bad, 256, 256, tt.fs, fullScreen, 1)
+			ag, target := hwJob(t, good, 64, 64, redFS, fullScreen, 1)
+			if err := bad.SubmitCL(ab); err != nil {
+				t.Fatal(err)
+			}
+			if err := wait(t, bad, ab.OutFence); !errors.Is(err, EIO) {
+				t.Fatalf("hung job: %v, want EIO from the watchdog", err)
+			}
+			for i := range 3 {
+				if err := good.SubmitCL(ag); err != nil {
+					t.Fatal(err)
+				}
+				if err := wait(t, good, ag.OutFence); err != nil {
+					t.Fatalf("job %d submitted right after the reset: %v", i, err)
+				}
+				for j, p := range pixels(t, good, target) {
+					if p != 0xFF0000FF {
+						t.Fatalf("job %d: pixel %d = %#08x, want red", i, j, p)
+					}
+				}
+			}
+			if s := resetStatus(t, good); s != ResetNone {
+				t.Errorf("innocent context's reset status %d, want ResetNone", s)
+			}
+		})
+	}
+}

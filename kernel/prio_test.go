@@ -110,7 +110,7 @@ func TestHighPriorityOvertakesNormalQueue(t *testing.T) {
 		}
 		fences = append(fences, j.args.OutFence)
 	}
-	waitFor(t, d, "the normal jobs are in the rings", func() bool { return len(d.inflight[prioNormal]) == queued })
+	waitFor(t, d, "the normal jobs are in the rings", func() bool { return len(d.inflight[prioNormal]) == min(queued, maxContextInflight) })
 	jh := newTestJob(t, high, 64, 64)
 	if err := high.SubmitCL(&jh.args); err != nil {
 		t.Fatal(err)
@@ -387,7 +387,7 @@ func TestHWHighPriorityOvertakesNormalQueue(t *testing.T) {
 		fences = append(fences, an.OutFence)
 	}
 	ah, target := hwJob(t, high, 64, 64, redFS, fullScreen, 1)
-	waitFor(t, d, "the normal jobs are in the rings", func() bool { return len(d.inflight[prioNormal]) == queued })
+	waitFor(t, d, "the normal jobs are in the rings", func() bool { return len(d.inflight[prioNormal]) == min(queued, maxContextInflight) })
 	if err := high.SubmitCL(ah); err != nil {
 		t.Fatal(err)
 	}

@@ -339,7 +339,17 @@ func (d *Device) executing(e int) *job {
 }
 
 // dispatch moves ready jobs to the rings of their priority, one per
-// context per round, high priority first. A context's jobs enter the rings
+// context per round, high priority first, as KGSL's dispatcher does: jobs
+// wait in their contexts' queues and a context has at most
+// maxContextInflight jobs in the rings, so a retirement frees a slot that
+// the round robin hands out among every context with work, and a context
+// that submitted a long burst first cannot push a later context's jobs
+// behind the whole burst (the rings are FIFO per priority). The bound
+// TestContextsShareTheRings asserts: among contexts of one priority that
+// keep work queued, no context's k-th job enters the ring, and so retires,
+// after another's (k+2·maxContextInflight)-th (a context leads by at most
+// its maxContextInflight jobs in the rings plus what one dispatch pass's
+// rounds hand it; measured leads are at most 3). A context's jobs enter the rings
 // in submission order and are never in both priorities' rings at once: a
 // job whose priority differs from its context's jobs still in flight waits
 // for them to retire. Implicit synchronisation relies on each ring running
@@ -379,7 +389,10 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || d.inOtherRings(c, p) || !d.ringRoom(p) || !depsDone(j) {
+				if j.prio != p || !d.ringRoom(p) {
+					continue
+				}
+				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
 					continue
 				}
 				c.queue = c.queue[1:]
@@ -416,19 +429,18 @@ func (d *Device) ringRoom(p int) bool {
 	return true
 }
 
-// inOtherRings reports whether c has jobs in flight on a priority other than p.
-func (d *Device) inOtherRings(c *gpuContext, p int) bool {
+// inRings counts c's jobs in the rings and reports whether any of them is
+// in a ring of a priority other than p.
+func (d *Device) inRings(c *gpuContext, p int) (n int, other bool) {
 	for q := range d.inflight {
-		if q == p {
-			continue
-		}
 		for _, j := range d.inflight[q] {
 			if j.ctx == c {
-				return true
+				n++
+				other = other || q != p
 			}
 		}
 	}
-	return false
+	return n, other
 }
 
 func depsDone(j *job) bool {
