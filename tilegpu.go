@@ -206,8 +206,11 @@ type Stats struct {
 	// EarlyZRejected counts fragments the depth test rejected before they
 	// were shaded.
 	EarlyZRejected uint64
-	Jobs           int // jobs submitted to the kernel
-	Draws          int // draws the driver accepted
+	// BinParallelVertices counts vertices whose coordinate shader ran on
+	// the binner's helper threads (parallel binning).
+	BinParallelVertices uint64
+	Jobs                int // jobs submitted to the kernel
+	Draws               int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -222,20 +225,21 @@ func (c *Context) Stats() Stats {
 	}
 	ds := c.pctx.Stats()
 	return Stats{
-		Instructions:       rd(kernel.ParamPerfQPUInstructions),
-		Triangles:          rd(kernel.ParamPerfTriangles),
-		Tiles:              rd(kernel.ParamPerfTiles),
-		Fragments:          rd(kernel.ParamPerfFragments),
-		Vertices:           rd(kernel.ParamPerfVertices),
-		HSRPrimitives:      rd(kernel.ParamPerfHSRPrimitives),
-		RasterBlocks:       rd(kernel.ParamPerfRasterBlocks),
-		EarlyZRejected:     rd(kernel.ParamPerfEarlyZRejected),
-		XlatInstructions:   rd(kernel.ParamPerfXlatInstructions),
-		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
-		XlatHits:           rd(kernel.ParamPerfXlatHits),
-		XlatMisses:         rd(kernel.ParamPerfXlatMisses),
-		Jobs:               ds.JobsSubmitted,
-		Draws:              ds.Draws,
+		Instructions:        rd(kernel.ParamPerfQPUInstructions),
+		Triangles:           rd(kernel.ParamPerfTriangles),
+		Tiles:               rd(kernel.ParamPerfTiles),
+		Fragments:           rd(kernel.ParamPerfFragments),
+		Vertices:            rd(kernel.ParamPerfVertices),
+		HSRPrimitives:       rd(kernel.ParamPerfHSRPrimitives),
+		RasterBlocks:        rd(kernel.ParamPerfRasterBlocks),
+		EarlyZRejected:      rd(kernel.ParamPerfEarlyZRejected),
+		BinParallelVertices: rd(kernel.ParamPerfBinParallelVertices),
+		XlatInstructions:    rd(kernel.ParamPerfXlatInstructions),
+		ProgramsTranslated:  rd(kernel.ParamPerfXlatPrograms),
+		XlatHits:            rd(kernel.ParamPerfXlatHits),
+		XlatMisses:          rd(kernel.ParamPerfXlatMisses),
+		Jobs:                ds.JobsSubmitted,
+		Draws:               ds.Draws,
 	}
 }
 

@@ -94,9 +94,10 @@ const (
 	ParamPerfXlatMisses
 
 	// Fixed-function counters of the GPU (all contexts), as 64-bit values.
-	ParamPerfHSRPrimitives  // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
-	ParamPerfRasterBlocks   // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
-	ParamPerfEarlyZRejected // fragments rejected by the depth test before shading (PERF_EARLYZ_REJECTED)
+	ParamPerfHSRPrimitives       // primitives dropped by hidden-surface removal (PERF_HSR_PRIMITIVES)
+	ParamPerfRasterBlocks        // 4×4 pixel blocks rasterised without per-pixel edge tests (PERF_RASTER_BLOCKS)
+	ParamPerfEarlyZRejected      // fragments rejected by the depth test before shading (PERF_EARLYZ_REJECTED)
+	ParamPerfBinParallelVertices // vertices coordinate-shaded on the binner's helper threads (PERF_BIN_PARALLEL_VERTICES)
 )
 
 // GetParamArgs is the argument of File.GetParam.
