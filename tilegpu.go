@@ -209,8 +209,11 @@ type Stats struct {
 	// Native shader code (amd64): instructions whose ALU ops ran as
 	// native code, and runs of kernel uops compiled to native code.
 	NativeInstructions, NativeRuns uint64
-	Jobs                           int // jobs submitted to the kernel
-	Draws                          int // draws the driver accepted
+	// BinParallelVertices counts vertices whose coordinate shader ran on
+	// the binner's helper threads (parallel binning).
+	BinParallelVertices uint64
+	Jobs                int // jobs submitted to the kernel
+	Draws               int // draws the driver accepted
 }
 
 // Stats reads the performance counters (through the kernel, like any
@@ -225,22 +228,23 @@ func (c *Context) Stats() Stats {
 	}
 	ds := c.pctx.Stats()
 	return Stats{
-		Instructions:       rd(kernel.ParamPerfQPUInstructions),
-		Triangles:          rd(kernel.ParamPerfTriangles),
-		Tiles:              rd(kernel.ParamPerfTiles),
-		Fragments:          rd(kernel.ParamPerfFragments),
-		Vertices:           rd(kernel.ParamPerfVertices),
-		HSRPrimitives:      rd(kernel.ParamPerfHSRPrimitives),
-		RasterBlocks:       rd(kernel.ParamPerfRasterBlocks),
-		EarlyZRejected:     rd(kernel.ParamPerfEarlyZRejected),
-		XlatInstructions:   rd(kernel.ParamPerfXlatInstructions),
-		ProgramsTranslated: rd(kernel.ParamPerfXlatPrograms),
-		XlatHits:           rd(kernel.ParamPerfXlatHits),
-		XlatMisses:         rd(kernel.ParamPerfXlatMisses),
-		NativeInstructions: rd(kernel.ParamPerfNativeInstructions),
-		NativeRuns:         rd(kernel.ParamPerfNativeRuns),
-		Jobs:               ds.JobsSubmitted,
-		Draws:              ds.Draws,
+		Instructions:        rd(kernel.ParamPerfQPUInstructions),
+		Triangles:           rd(kernel.ParamPerfTriangles),
+		Tiles:               rd(kernel.ParamPerfTiles),
+		Fragments:           rd(kernel.ParamPerfFragments),
+		Vertices:            rd(kernel.ParamPerfVertices),
+		HSRPrimitives:       rd(kernel.ParamPerfHSRPrimitives),
+		RasterBlocks:        rd(kernel.ParamPerfRasterBlocks),
+		EarlyZRejected:      rd(kernel.ParamPerfEarlyZRejected),
+		XlatInstructions:    rd(kernel.ParamPerfXlatInstructions),
+		ProgramsTranslated:  rd(kernel.ParamPerfXlatPrograms),
+		XlatHits:            rd(kernel.ParamPerfXlatHits),
+		XlatMisses:          rd(kernel.ParamPerfXlatMisses),
+		NativeInstructions:  rd(kernel.ParamPerfNativeInstructions),
+		NativeRuns:          rd(kernel.ParamPerfNativeRuns),
+		BinParallelVertices: rd(kernel.ParamPerfBinParallelVertices),
+		Jobs:                ds.JobsSubmitted,
+		Draws:               ds.Draws,
 	}
 }
 

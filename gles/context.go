@@ -53,6 +53,7 @@ type DefaultFramebuffer struct {
 type Context struct {
 	screen pipe.Screen
 	pipe   pipe.Context
+	args   stateArgs // see sendFramebufferState
 	dfb    DefaultFramebuffer
 
 	err gl.Enum // first error since the last GetError

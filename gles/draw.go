@@ -46,7 +46,10 @@ func cached[S comparable, H any](m *map[S]H, s S, create func(*S) H) H {
 		if len(*m) >= csoCacheLimit {
 			*m = map[S]H{}
 		}
-		h = create(&s)
+		// A copy made only on a miss: taking s's address for create
+		// would move s to the heap on every call, hit or not.
+		k := s
+		h = create(&k)
 		(*m)[s] = h
 	}
 	return h
@@ -281,7 +284,8 @@ func (c *Context) DrawArrays(mode gl.Enum, first, count int) {
 	if !c.checkFramebufferComplete() || count == 0 || !c.prepareDraw() {
 		return
 	}
-	if err := c.pipe.Draw(&pipe.DrawInfo{Mode: pm, Start: first, Count: count}); err != nil {
+	c.args.draw = pipe.DrawInfo{Mode: pm, Start: first, Count: count}
+	if err := c.pipe.Draw(&c.args.draw); err != nil {
 		c.drawFailed(err)
 	}
 }
@@ -319,8 +323,10 @@ func (c *Context) DrawElements(mode gl.Enum, count int, ty gl.Enum, offset int) 
 	if !c.prepareDraw() {
 		return
 	}
-	info := &pipe.DrawInfo{Mode: pm, Count: count, IndexSize: size, IndexBuffer: eb.res, IndexOffset: offset}
-	if err := c.pipe.Draw(info); err != nil {
+	c.args.draw = pipe.DrawInfo{Mode: pm, Count: count, IndexSize: size, IndexBuffer: eb.res, IndexOffset: offset}
+	err := c.pipe.Draw(&c.args.draw)
+	c.args.draw.IndexBuffer = nil // not kept reachable after the draw
+	if err != nil {
 		c.drawFailed(err)
 	}
 }
@@ -416,16 +422,30 @@ func attribSlots(t gl.Enum) int {
 	return 1
 }
 
+// sendFramebufferState passes the states through c.args: the driver copies
+// what the pointers hold (pipe.Context), and a pointer to a local passed
+// through the interface would be a heap allocation per draw.
 func (c *Context) sendFramebufferState() {
-	fb, _ := c.framebufferState()
-	c.pipe.SetFramebufferState(&fb)
+	a := &c.args
+	a.fb, _ = c.framebufferState()
+	c.pipe.SetFramebufferState(&a.fb)
 	vx, vy, vw, vh := c.viewport[0], c.viewport[1], c.viewport[2], c.viewport[3]
 	n, f := c.depthRange[0], c.depthRange[1]
-	c.pipe.SetViewportState(&pipe.ViewportState{
+	a.viewport = pipe.ViewportState{
 		Scale:     [3]float32{float32(vw) / 2, float32(vh) / 2, (f - n) / 2},
 		Translate: [3]float32{float32(vx) + float32(vw)/2, float32(vy) + float32(vh)/2, (n + f) / 2},
-	})
-	c.pipe.SetScissorState(c.drawScissor())
+	}
+	c.pipe.SetViewportState(&a.viewport)
+	a.scissor = c.drawScissor()
+	c.pipe.SetScissorState(&a.scissor)
+}
+
+// stateArgs is storage for the state structs a draw passes by pointer.
+type stateArgs struct {
+	fb       pipe.FramebufferState
+	viewport pipe.ViewportState
+	scissor  pipe.ScissorState
+	draw     pipe.DrawInfo
 }
 
 var compareFuncs = map[gl.Enum]pipe.CompareFunc{

@@ -25,11 +25,11 @@ func (c *Context) clipsToViewport() bool {
 
 // drawScissor is the scissor rectangle of the draw being prepared (or of a
 // clear: the GL scissor box).
-func (c *Context) drawScissor() *pipe.ScissorState {
+func (c *Context) drawScissor() pipe.ScissorState {
 	s := c.scissorBox
 	r := pipe.ScissorState{MinX: s[0], MinY: s[1], MaxX: s[0] + s[2], MaxY: s[1] + s[3]}
 	if !c.clipsToViewport() {
-		return &r
+		return r
 	}
 	margin := 0
 	if *c.clipPrim <= pipe.PrimLineStrip {
@@ -38,7 +38,7 @@ func (c *Context) drawScissor() *pipe.ScissorState {
 	v := c.viewport
 	vr := pipe.ScissorState{MinX: v[0] - margin, MinY: v[1] - margin, MaxX: v[0] + v[2] + margin, MaxY: v[1] + v[3] + margin}
 	if !c.enables[gl.SCISSOR_TEST] {
-		return &vr
+		return vr
 	}
 	r.MinX, r.MinY = max(r.MinX, vr.MinX), max(r.MinY, vr.MinY)
 	r.MaxX, r.MaxY = min(r.MaxX, vr.MaxX), min(r.MaxY, vr.MaxY)
@@ -48,5 +48,5 @@ func (c *Context) drawScissor() *pipe.ScissorState {
 	if r.MaxY < r.MinY {
 		r.MaxY = r.MinY
 	}
-	return &r
+	return r
 }

@@ -3,7 +3,9 @@ package hw
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 
+	"github.com/tilegpu/tilegpu/hw/isa"
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
 
@@ -85,6 +87,7 @@ type binner struct {
 	programs programCache
 	core     *qpu.Core
 	batch    qpu.Batch
+	helpers  []*vertexHelper // shadeParallel's threads
 
 	indices []uint32
 	valid   []bool
@@ -482,11 +485,21 @@ func (b *binner) shadeVertices() error {
 	if err != nil {
 		return err
 	}
+	if n := b.shadeHelpers(prog, slots); n > 0 {
+		return b.shadeParallel(prog, slots, n)
+	}
+	return b.shadeRange(b.core, b.m, prog, &b.batch, 0, slots, &b.perf)
+}
+
+// shadeRange runs the coordinate shader on slots [s0, s1) of b.pos (s0 a
+// multiple of 16) with core, m and bt, counting into perf. It stops at the
+// first batch that fails, as the hardware's single binner thread would.
+func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.Batch, s0, s1 int, perf *perfCounts) error {
 	writesPS := b.sr.flags&shaderFlagWritesPointSize != 0
 	var idx [qpu.Lanes]uint32
-	bt := &b.batch
-	for s := 0; s < slots; s += qpu.Lanes {
-		cnt := min(qpu.Lanes, slots-s)
+	lo := b.minIdx
+	for s := s0; s < s1; s += qpu.Lanes {
+		cnt := min(qpu.Lanes, s1-s)
 		for l := 0; l < qpu.Lanes; l++ {
 			k := s + min(l, cnt-1)
 			if b.dense {
@@ -498,19 +511,19 @@ func (b *binner) shadeVertices() error {
 				}
 			}
 		}
-		if err := loadAttributes(b.m, &b.sr, idx[:cnt], bt.VPMIn); err != nil {
+		if err := loadAttributes(m, &b.sr, idx[:cnt], bt.VPMIn); err != nil {
 			return err
 		}
 		bt.Stage = qpu.StageCoordinate
 		bt.UniformsVA = b.sr.csUniforms
 		bt.QPUNumber = 0
 		bt.LaneMask = uint16(1<<cnt - 1)
-		if err := runShader(b.core, b.m, prog, bt); err != nil {
+		if err := runShader(core, m, prog, bt); err != nil {
 			return err
 		}
-		b.perf.qpuInstructions += bt.Instructions
-		b.perf.takeCore(b.core)
-		b.perf.vertices += uint64(cnt)
+		perf.qpuInstructions += bt.Instructions
+		perf.takeCore(core)
+		perf.vertices += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]
 			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]
@@ -518,6 +531,110 @@ func (b *binner) shadeVertices() error {
 			if writesPS {
 				p[4] = bt.VPMOut[4*16+l]
 			}
+		}
+	}
+	return nil
+}
+
+// Parallel binning (vertex work). A coordinate shader that writes no
+// memory computes each vertex's output from that vertex's attributes and
+// the uniforms alone, so the slots of one primitive record can be shaded
+// on several host threads and b.pos comes out the same. The binner stays
+// one engine: each helper has its own shader core and a private MMU with
+// the binner's address space, and the outcome is merged in slot order —
+// counters of the ranges before the first failing one, that range's counts
+// up to its failing batch, and its error — which is what shading the slots
+// in order reports. Assembly, clipping and binning stay serial, so tile
+// lists are written in submission order. Counter
+// PERF_BIN_PARALLEL_VERTICES counts the vertices shaded by helpers.
+const (
+	// minParallelSlots is the smallest vertex count shaded in parallel:
+	// below it, starting helpers costs more than it saves.
+	minParallelSlots = 4096
+	// maxVertexHelpers bounds the helper threads (and their cores).
+	maxVertexHelpers = maxCores
+)
+
+// vertexHelper is one extra thread's state for shadeParallel.
+type vertexHelper struct {
+	m     *mmu
+	core  *qpu.Core
+	batch qpu.Batch
+	perf  perfCounts
+	err   error
+}
+
+// shadeHelpers is how many helper threads shade slots vertices: one per
+// render core beyond the first, none for small records, and none when
+// the shader may write memory (scratch, or a direct store through
+// TMU_STORE_ADDR anywhere in its code): vertices could then see each
+// other's stores in another order.
+func (b *binner) shadeHelpers(prog *qpu.Program, slots int) int {
+	if b.g.noParallelBin || b.g.cores < 2 || slots < minParallelSlots || b.sr.scratchSize != 0 || programStoresMemory(prog) {
+		return 0
+	}
+	return min(b.g.cores-1, maxVertexHelpers, slots/minParallelSlots*2)
+}
+
+// programStoresMemory reports whether some instruction of p (reached or
+// not) writes TMU_STORE_ADDR, or p cannot be decoded.
+func programStoresMemory(p *qpu.Program) bool {
+	for _, word := range p.Code() {
+		in, err := isa.Decode(word)
+		if err != nil {
+			return true
+		}
+		if in.WaddrAdd == isa.WaddrTMUStoreAddr || in.WaddrMul == isa.WaddrTMUStoreAddr {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *binner) shadeParallel(prog *qpu.Program, slots, n int) error {
+	for len(b.helpers) < n {
+		h := &vertexHelper{m: newMMU(b.g.mem, b.m.engine)}
+		h.m.useEpoch(&b.g.tlbEpoch)
+		h.core = qpu.NewCore(h.m)
+		h.core.StepLimit = 0 // as the binner's core: the watchdog decides
+		h.core.Poll = func(uint64) error {
+			if b.e.aborted(b.gen) {
+				return errAborted
+			}
+			return nil
+		}
+		h.batch.VPMIn = make([]float32, vpmInWords*qpu.Lanes)
+		h.batch.VPMOut = make([]float32, 256*qpu.Lanes)
+		b.helpers = append(b.helpers, h)
+	}
+	// Ranges of whole 16-lane batches, the binner's own first.
+	per := (slots/qpu.Lanes + n) / (n + 1) * qpu.Lanes
+	var wg sync.WaitGroup
+	for i, h := range b.helpers[:n] {
+		s0, s1 := min((i+1)*per, slots), min((i+2)*per, slots)
+		if i == n-1 {
+			s1 = slots
+		}
+		h.m.copyContext(b.m)
+		h.perf, h.err = perfCounts{}, nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.err = b.shadeRange(h.core, h.m, prog, &h.batch, s0, s1, &h.perf)
+		}()
+	}
+	err := b.shadeRange(b.core, b.m, prog, &b.batch, 0, min(per, slots), &b.perf)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, h := range b.helpers[:n] {
+		b.perf.qpuInstructions += h.perf.qpuInstructions
+		b.perf.xlatInstructions += h.perf.xlatInstructions
+		b.perf.vertices += h.perf.vertices
+		b.perf.binParallelVertices += h.perf.vertices
+		if h.err != nil {
+			return h.err
 		}
 	}
 	return nil

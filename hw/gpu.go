@@ -74,10 +74,14 @@ type GPU struct {
 		xlatInstructions                                       atomic.Uint64
 		hsrPrimitives, rasterBlocks, earlyZRejected            atomic.Uint64
 		nativeInstructions                                     atomic.Uint64
+		binParallelVertices                                    atomic.Uint64
 	}
 	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
 	// rasteriser (tests compare both paths).
 	noHSR, noBlocks bool
+	// noParallelBin makes the binner shade every vertex itself (tests
+	// compare with shadeParallel).
+	noParallelBin bool
 
 	// xlat shares translated shader programs between jobs and engines,
 	// keyed by address and content (qpu.TranslationCache).
@@ -466,6 +470,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return lo(&g.perf.earlyZRejected)
 	case RegPerfEarlyZRejectedHi:
 		return hi(&g.perf.earlyZRejected)
+	case RegPerfBinParallelVertices:
+		return lo(&g.perf.binParallelVertices)
+	case RegPerfBinParallelVerticesHi:
+		return hi(&g.perf.binParallelVertices)
 	case RegNumCores:
 		return uint32(g.cores)
 	case RegNumQPUs:
@@ -484,6 +492,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
 	hsrPrimitives, rasterBlocks, earlyZRejected     uint64
+	binParallelVertices                             uint64
 	xlatInstructions                                uint64
 	nativeInstructions                              uint64
 }
@@ -524,6 +533,9 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.earlyZRejected != 0 {
 		g.perf.earlyZRejected.Add(p.earlyZRejected)
+	}
+	if p.binParallelVertices != 0 {
+		g.perf.binParallelVertices.Add(p.binParallelVertices)
 	}
 	*p = perfCounts{}
 }

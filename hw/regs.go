@@ -144,6 +144,10 @@ const (
 	RegPerfRasterBlocksHi   Reg = 0x68C
 	RegPerfEarlyZRejected   Reg = 0x690 // fragments rejected by the depth test before shading
 	RegPerfEarlyZRejectedHi Reg = 0x694
+	// vertices the binner's coordinate shader ran on helper threads
+	// (parallel binning, branch pix2)
+	RegPerfBinParallelVertices   Reg = 0x698
+	RegPerfBinParallelVerticesHi Reg = 0x69C
 
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores

@@ -103,6 +103,8 @@ const (
 	// compiled to native code.
 	ParamPerfNativeInstructions
 	ParamPerfNativeRuns
+
+	ParamPerfBinParallelVertices // vertices coordinate-shaded on the binner's helper threads (PERF_BIN_PARALLEL_VERTICES)
 )
 
 // GetParamArgs is the argument of File.GetParam.

@@ -82,6 +82,8 @@ func (f *File) GetParam(a *GetParamArgs) error {
 		a.Value = readCounter64(d.m, reg(hw.RegPerfRasterBlocks))
 	case ParamPerfEarlyZRejected:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfEarlyZRejected))
+	case ParamPerfBinParallelVertices:
+		a.Value = readCounter64(d.m, reg(hw.RegPerfBinParallelVertices))
 	case ParamPerfXlatInstructions, ParamPerfXlatPrograms, ParamPerfXlatHits, ParamPerfXlatMisses:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfXlatInstructions)+reg(a.Param-ParamPerfXlatInstructions)*8)
 	case ParamPerfNativeInstructions, ParamPerfNativeRuns:

@@ -141,10 +141,10 @@ func (v *validator) checkRelocs() error {
 
 // relocFor returns the relocation covering the address field at off of
 // space, marking it used, or an error naming the field.
-func (v *validator) relocFor(space RelocSpace, off uint32, where string) (int, error) {
+func (v *validator) relocFor(space RelocSpace, off uint32, where func() string) (int, error) {
 	i, ok := v.relocAt[space][off]
 	if !ok {
-		return 0, v.fail(EINVAL, "%s is not covered by a relocation (raw addresses are not allowed)", where)
+		return 0, v.fail(EINVAL, "%s is not covered by a relocation (raw addresses are not allowed)", where())
 	}
 	v.used[i] = true
 	return i, nil
@@ -161,11 +161,18 @@ func (v *validator) targetVA(r *Reloc) uint32 {
 	}
 }
 
+// suffixed returns where's text followed by s. Error locations are
+// functions formatted only when a check fails: building them eagerly was
+// most of the validator's allocations per draw (BenchmarkSmallDrawsUniform).
+func suffixed(where func() string, s string) func() string {
+	return func() string { return where() + s }
+}
+
 // boRange checks that [delta, delta+n) lies in BO idx.
-func (v *validator) boRange(where string, idx, delta uint32, n uint64, what string) error {
+func (v *validator) boRange(where func() string, idx, delta uint32, n uint64, what string) error {
 	b := v.bos[idx]
 	if end := uint64(delta) + n; end > uint64(b.size()) {
-		return v.fail(EFAULT, "%s: %s ends at %#x past BO %d size %#x", where, what, end, idx, b.size())
+		return v.fail(EFAULT, "%s: %s ends at %#x past BO %d size %#x", where(), what, end, idx, b.size())
 	}
 	return nil
 }
@@ -183,12 +190,12 @@ func (v *validator) walkBinCL() error {
 		if off+size > len(bin) {
 			return v.fail(EINVAL, "bin CL offset %d: %s: record of %d bytes runs past the end of the list (%d bytes)", off, name, size, len(bin))
 		}
-		where := fmt.Sprintf("bin CL offset %d: %s", off, name)
+		where := func() string { return fmt.Sprintf("bin CL offset %d: %s", off, name) }
 		if !cl.AllowedIn(op, cl.ListBin) {
-			return v.fail(EINVAL, "%s: record not allowed in a bin CL", where)
+			return v.fail(EINVAL, "%s: record not allowed in a bin CL", where())
 		}
 		if v.haveFlush {
-			return v.fail(EINVAL, "%s: record after FLUSH", where)
+			return v.fail(EINVAL, "%s: record after FLUSH", where())
 		}
 		rec := bin[off : off+size]
 		if err := v.record(op, rec, uint32(off), where); err != nil {
@@ -208,72 +215,72 @@ func (v *validator) walkBinCL() error {
 }
 
 // record validates one record of the bin CL.
-func (v *validator) record(op uint8, rec []byte, off uint32, where string) error {
+func (v *validator) record(op uint8, rec []byte, off uint32, where func() string) error {
 	// Order: TILE_BINNING_MODE_CONFIGURATION, START_TILE_BINNING, the rest, FLUSH.
 	switch op {
 	case cl.OpNop:
 		return nil
 	case cl.OpTileBinningModeConfiguration:
 		if v.haveTBMC {
-			return v.fail(EINVAL, "%s: duplicate", where)
+			return v.fail(EINVAL, "%s: duplicate", where())
 		}
 		v.haveTBMC = true
 		v.tbmcOff = int(off)
 		var r cl.TileBinningModeConfiguration
 		if err := r.Unpack(rec); err != nil {
-			return v.fail(EINVAL, "%s: %v", where, err)
+			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		v.msaa = r.Multisample4x
 		for _, ao := range cl.AddressFields(op) {
 			if i, ok := v.relocAt[SpaceBinCL][off+uint32(ao)]; ok {
-				return v.fail(EINVAL, "%s: reloc %d: tile allocation addresses are filled by the kernel", where, i)
+				return v.fail(EINVAL, "%s: reloc %d: tile allocation addresses are filled by the kernel", where(), i)
 			}
 		}
 		return nil
 	case cl.OpStartTileBinning:
 		if !v.haveTBMC {
-			return v.fail(EINVAL, "%s: before TILE_BINNING_MODE_CONFIGURATION", where)
+			return v.fail(EINVAL, "%s: before TILE_BINNING_MODE_CONFIGURATION", where())
 		}
 		if v.haveStart {
-			return v.fail(EINVAL, "%s: duplicate", where)
+			return v.fail(EINVAL, "%s: duplicate", where())
 		}
 		v.haveStart = true
 		return nil
 	case cl.OpFlush:
 		if !v.haveStart {
-			return v.fail(EINVAL, "%s: before START_TILE_BINNING", where)
+			return v.fail(EINVAL, "%s: before START_TILE_BINNING", where())
 		}
 		v.haveFlush = true
 		return nil
 	}
 	if !v.haveStart {
-		return v.fail(EINVAL, "%s: before START_TILE_BINNING", where)
+		return v.fail(EINVAL, "%s: before START_TILE_BINNING", where())
 	}
 	switch op {
 	case cl.OpGLShaderState:
 		var r cl.GLShaderState
 		if err := r.Unpack(rec); err != nil {
-			return v.fail(EINVAL, "%s: %v", where, err)
+			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.shaderStateRecord(&r, off, where)
 	case cl.OpIndexedPrimitiveList:
 		var r cl.IndexedPrimitiveList
 		if err := r.Unpack(rec); err != nil {
-			return v.fail(EINVAL, "%s: %v", where, err)
+			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.indexedPrimitives(&r, off, where)
 	case cl.OpVertexArrayPrimitives:
 		var r cl.VertexArrayPrimitives
 		if err := r.Unpack(rec); err != nil {
-			return v.fail(EINVAL, "%s: %v", where, err)
+			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.arrayPrimitives(&r, where)
 	}
 	if err := checkStateRecord(op, rec); err != nil {
-		return v.fail(EINVAL, "%s: %v", where, err)
+		return v.fail(EINVAL, "%s: %v", where(), err)
 	}
 	if len(cl.AddressFields(op)) != 0 {
-		return v.fail(EINVAL, "%s: BUG: unhandled address record", where)
+		return v.fail(EINVAL, "%s: BUG: unhandled address record", where())
 	}
 	return nil
 }
@@ -303,24 +310,24 @@ func checkStateRecord(op uint8, rec []byte) error {
 	return r.Check()
 }
 
-func (v *validator) shaderStateRecord(r *cl.GLShaderState, off uint32, where string) error {
-	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpGLShaderState)[0]), where+": Address")
+func (v *validator) shaderStateRecord(r *cl.GLShaderState, off uint32, where func() string) error {
+	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpGLShaderState)[0]), suffixed(where, ": Address"))
 	if err != nil {
 		return err
 	}
 	rl := &v.a.Relocs[ri]
 	if rl.Target != TargetShaderRecords {
-		return v.fail(EINVAL, "%s: reloc %d must target the shader records", where, ri)
+		return v.fail(EINVAL, "%s: reloc %d must target the shader records", where(), ri)
 	}
 	if rl.Delta%16 != 0 {
-		return v.fail(EINVAL, "%s: shader record offset %#x not 16-byte aligned", where, rl.Delta)
+		return v.fail(EINVAL, "%s: shader record offset %#x not 16-byte aligned", where(), rl.Delta)
 	}
 	if r.AttributeCount > maxAttributes {
-		return v.fail(EINVAL, "%s: AttributeCount %d > %d", where, r.AttributeCount, maxAttributes)
+		return v.fail(EINVAL, "%s: AttributeCount %d > %d", where(), r.AttributeCount, maxAttributes)
 	}
 	end := uint64(rl.Delta) + cl.SizeShaderRecord + uint64(r.AttributeCount)*cl.SizeAttributeRecord
 	if end > uint64(len(v.sr)) {
-		return v.fail(EFAULT, "%s: shader record at %#x with %d attributes ends at %#x past the shader records (%#x bytes)", where, rl.Delta, r.AttributeCount, end, len(v.sr))
+		return v.fail(EFAULT, "%s: shader record at %#x with %d attributes ends at %#x past the shader records (%#x bytes)", where(), rl.Delta, r.AttributeCount, end, len(v.sr))
 	}
 	key := uint64(rl.Delta)<<8 | uint64(r.AttributeCount)
 	if s := v.shaders[key]; s != nil {
@@ -339,24 +346,24 @@ func (v *validator) shaderStateRecord(r *cl.GLShaderState, off uint32, where str
 // shaderRecord validates the shader record at off and its count attribute
 // records.
 func (v *validator) shaderRecord(off uint32, count int) (*shaderState, error) {
-	where := fmt.Sprintf("shader record at %#x", off)
+	where := func() string { return fmt.Sprintf("shader record at %#x", off) }
 	var r cl.ShaderRecord
 	if err := r.Unpack(v.sr[off:]); err != nil {
-		return nil, v.fail(EINVAL, "%s: %v", where, err)
+		return nil, v.fail(EINVAL, "%s: %v", where(), err)
 	}
 	const knownFlags = cl.ShaderFlagFragmentSingleThreaded | cl.ShaderFlagVertexWritesPointSize | cl.ShaderFlagFragmentDiscardsOrWritesZ
 	if r.Flags&^knownFlags != 0 {
-		return nil, v.fail(EINVAL, "%s: unknown Flags bits %#x", where, r.Flags&^knownFlags)
+		return nil, v.fail(EINVAL, "%s: unknown Flags bits %#x", where(), r.Flags&^knownFlags)
 	}
 	if r.FragmentNumVaryings > maxVaryings {
-		return nil, v.fail(EINVAL, "%s: FragmentNumVaryings %d > %d", where, r.FragmentNumVaryings, maxVaryings)
+		return nil, v.fail(EINVAL, "%s: FragmentNumVaryings %d > %d", where(), r.FragmentNumVaryings, maxVaryings)
 	}
 	want := 4 + int(r.FragmentNumVaryings)
 	if r.Flags&cl.ShaderFlagVertexWritesPointSize != 0 {
 		want++
 	}
 	if int(r.VertexOutputWords) < want {
-		return nil, v.fail(EINVAL, "%s: VertexOutputWords %d < %d (position, point size, varyings)", where, r.VertexOutputWords, want)
+		return nil, v.fail(EINVAL, "%s: VertexOutputWords %d < %d (position, point size, varyings)", where(), r.VertexOutputWords, want)
 	}
 	l := cl.ShaderRecordLayout
 	for fi := range l.Fields {
@@ -365,12 +372,12 @@ func (v *validator) shaderRecord(off uint32, count int) (*shaderState, error) {
 			continue
 		}
 		fo := off + uint32(f.Start/8)
-		fwhere := where + ": " + f.Name
+		fwhere := func() string { return where() + ": " + f.Name }
 		raw := binary.LittleEndian.Uint32(v.sr[fo:])
 		if f.Name == "ScratchAddress" {
 			if _, ok := v.relocAt[SpaceShaderRecords][fo]; !ok && raw == 0 {
 				if r.ScratchBytesPerThread != 0 {
-					return nil, v.fail(EINVAL, "%s: ScratchBytesPerThread %d without ScratchAddress", where, r.ScratchBytesPerThread)
+					return nil, v.fail(EINVAL, "%s: ScratchBytesPerThread %d without ScratchAddress", where(), r.ScratchBytesPerThread)
 				}
 				continue
 			}
@@ -383,20 +390,20 @@ func (v *validator) shaderRecord(off uint32, count int) (*shaderState, error) {
 		switch f.Name {
 		case "FragmentCodeAddress", "VertexCodeAddress", "CoordinateCodeAddress":
 			if rl.Target != TargetBO {
-				return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", fwhere, ri)
+				return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", fwhere(), ri)
 			}
 			if rl.Delta%8 != 0 {
-				return nil, v.fail(EINVAL, "%s: code offset %#x not 8-byte aligned", fwhere, rl.Delta)
+				return nil, v.fail(EINVAL, "%s: code offset %#x not 8-byte aligned", fwhere(), rl.Delta)
 			}
 			if err := v.boRange(fwhere, rl.BOIndex, rl.Delta, 8, "code"); err != nil {
 				return nil, err
 			}
 		case "ScratchAddress":
 			if rl.Target != TargetBO {
-				return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", fwhere, ri)
+				return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", fwhere(), ri)
 			}
 			if v.a.BOs[rl.BOIndex].Flags&BOWrite == 0 {
-				return nil, v.fail(EINVAL, "%s: scratch BO %d is not marked BOWrite", fwhere, rl.BOIndex)
+				return nil, v.fail(EINVAL, "%s: scratch BO %d is not marked BOWrite", fwhere(), rl.BOIndex)
 			}
 			n := uint64(r.ScratchBytesPerThread) * uint64(v.d.numQPUs)
 			if err := v.boRange(fwhere, rl.BOIndex, rl.Delta, n, fmt.Sprintf("scratch of %d threads × %d bytes", v.d.numQPUs, r.ScratchBytesPerThread)); err != nil {
@@ -404,34 +411,34 @@ func (v *validator) shaderRecord(off uint32, count int) (*shaderState, error) {
 			}
 		default: // uniform streams: in Uniforms or in a BO
 			if rl.Target == TargetShaderRecords {
-				return nil, v.fail(EINVAL, "%s: reloc %d: uniforms cannot live in the shader records", fwhere, ri)
+				return nil, v.fail(EINVAL, "%s: reloc %d: uniforms cannot live in the shader records", fwhere(), ri)
 			}
 			if rl.Delta%4 != 0 {
-				return nil, v.fail(EINVAL, "%s: uniform stream offset %#x not 4-aligned", fwhere, rl.Delta)
+				return nil, v.fail(EINVAL, "%s: uniform stream offset %#x not 4-aligned", fwhere(), rl.Delta)
 			}
 		}
 	}
 	s := &shaderState{off: off, attrs: make([]attrRange, count)}
 	for i := 0; i < count; i++ {
 		ao := off + cl.SizeShaderRecord + uint32(i)*cl.SizeAttributeRecord
-		awhere := fmt.Sprintf("%s: attribute %d", where, i)
+		awhere := func() string { return fmt.Sprintf("%s: attribute %d", where(), i) }
 		var at cl.AttributeRecord
 		if err := at.Unpack(v.sr[ao:]); err != nil {
-			return nil, v.fail(EINVAL, "%s: %v", awhere, err)
+			return nil, v.fail(EINVAL, "%s: %v", awhere(), err)
 		}
 		if err := at.Check(); err != nil {
-			return nil, v.fail(EINVAL, "%s: %v", awhere, err)
+			return nil, v.fail(EINVAL, "%s: %v", awhere(), err)
 		}
 		if at.Components < 1 || at.Components > 4 {
-			return nil, v.fail(EINVAL, "%s: Components %d not in 1..4", awhere, at.Components)
+			return nil, v.fail(EINVAL, "%s: Components %d not in 1..4", awhere(), at.Components)
 		}
-		ri, err := v.relocFor(SpaceShaderRecords, ao+uint32(cl.AttributeRecordLayout.AddressOffsets[0]), awhere+": Address")
+		ri, err := v.relocFor(SpaceShaderRecords, ao+uint32(cl.AttributeRecordLayout.AddressOffsets[0]), suffixed(awhere, ": Address"))
 		if err != nil {
 			return nil, err
 		}
 		rl := &v.a.Relocs[ri]
 		if rl.Target != TargetBO {
-			return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", awhere, ri)
+			return nil, v.fail(EINVAL, "%s: reloc %d must target a BO", awhere(), ri)
 		}
 		if err := v.boRange(awhere, rl.BOIndex, rl.Delta, uint64(at.MaxOffset), "Address+MaxOffset"); err != nil {
 			return nil, err
@@ -453,43 +460,43 @@ func attrTypeSize(t cl.AttributeType) uint32 {
 
 // checkMaxIndex checks every attribute of the current shader state can be
 // read for vertex indices 0..maxIndex.
-func (v *validator) checkMaxIndex(where string, maxIndex uint64) error {
+func (v *validator) checkMaxIndex(where func() string, maxIndex uint64) error {
 	for i, at := range v.cur.attrs {
 		need := maxIndex*uint64(at.stride) + uint64(at.elem)
 		if need > uint64(at.maxOffset) {
-			return v.fail(EFAULT, "%s: max index %d reads %#x bytes of attribute %d (shader record at %#x) but MaxOffset is %#x", where, maxIndex, need, i, v.cur.off, at.maxOffset)
+			return v.fail(EFAULT, "%s: max index %d reads %#x bytes of attribute %d (shader record at %#x) but MaxOffset is %#x", where(), maxIndex, need, i, v.cur.off, at.maxOffset)
 		}
 	}
 	return nil
 }
 
-func (v *validator) primitiveCommon(mode cl.PrimitiveMode, length uint32, where string) error {
+func (v *validator) primitiveCommon(mode cl.PrimitiveMode, length uint32, where func() string) error {
 	if !mode.Valid() {
-		return v.fail(EINVAL, "%s: invalid primitive Mode %d", where, mode)
+		return v.fail(EINVAL, "%s: invalid primitive Mode %d", where(), mode)
 	}
 	if length > maxIndices {
-		return v.fail(EINVAL, "%s: Length %d > %d", where, length, maxIndices)
+		return v.fail(EINVAL, "%s: Length %d > %d", where(), length, maxIndices)
 	}
 	if v.cur == nil {
-		return v.fail(EINVAL, "%s: no GL_SHADER_STATE before the primitive", where)
+		return v.fail(EINVAL, "%s: no GL_SHADER_STATE before the primitive", where())
 	}
 	return nil
 }
 
-func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, where string) error {
+func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, where func() string) error {
 	if err := v.primitiveCommon(r.Mode, r.Length, where); err != nil {
 		return err
 	}
 	if !r.IndexType.Valid() {
-		return v.fail(EINVAL, "%s: invalid IndexType %d", where, r.IndexType)
+		return v.fail(EINVAL, "%s: invalid IndexType %d", where(), r.IndexType)
 	}
-	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpIndexedPrimitiveList)[0]), where+": Address")
+	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpIndexedPrimitiveList)[0]), suffixed(where, ": Address"))
 	if err != nil {
 		return err
 	}
 	rl := &v.a.Relocs[ri]
 	if rl.Target != TargetBO {
-		return v.fail(EINVAL, "%s: reloc %d: index buffer must be a BO", where, ri)
+		return v.fail(EINVAL, "%s: reloc %d: index buffer must be a BO", where(), ri)
 	}
 	isz := uint64(1) << r.IndexType
 	if err := v.boRange(where, rl.BOIndex, rl.Delta, uint64(r.Length)*isz, "index buffer"); err != nil {
@@ -498,7 +505,7 @@ func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, wh
 	return v.checkMaxIndex(where, uint64(r.MaxIndex))
 }
 
-func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where string) error {
+func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where func() string) error {
 	if err := v.primitiveCommon(r.Mode, r.Length, where); err != nil {
 		return err
 	}
@@ -507,7 +514,7 @@ func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where string) e
 	}
 	last := uint64(r.FirstIndex) + uint64(r.Length) - 1
 	if last > 0xFFFF_FFFF {
-		return v.fail(EINVAL, "%s: FirstIndex %d + Length %d overflows", where, r.FirstIndex, r.Length)
+		return v.fail(EINVAL, "%s: FirstIndex %d + Length %d overflows", where(), r.FirstIndex, r.Length)
 	}
 	return v.checkMaxIndex(where, last)
 }

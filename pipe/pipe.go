@@ -249,6 +249,9 @@ type Context interface {
 	SetSamplerViews(views []SamplerView)
 	DeleteSamplerView(v SamplerView)
 
+	// The Set…State calls and Draw copy what their pointer arguments hold
+	// before returning and keep no pointer to them: the state tracker
+	// passes the same storage for every draw (no allocation per draw).
 	SetFramebufferState(fb *FramebufferState)
 	SetViewportState(v *ViewportState)
 	SetScissorState(s *ScissorState)

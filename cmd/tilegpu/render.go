@@ -547,8 +547,8 @@ func cmdBench(args []string) error {
 // countersLine formats the GPU's performance counters over the frames
 // rendered (warm-up included), one key=value per counter.
 func countersLine(st tilegpu.Stats, frames int) string {
-	return fmt.Sprintf("counters frames=%d instructions=%d vertices=%d triangles=%d fragments=%d tiles=%d hsr_primitives=%d raster_blocks=%d earlyz_rejected=%d draws=%d jobs=%d",
-		frames, st.Instructions, st.Vertices, st.Triangles, st.Fragments, st.Tiles, st.HSRPrimitives, st.RasterBlocks, st.EarlyZRejected, st.Draws, st.Jobs)
+	return fmt.Sprintf("counters frames=%d instructions=%d vertices=%d triangles=%d fragments=%d tiles=%d hsr_primitives=%d raster_blocks=%d earlyz_rejected=%d bin_parallel_vertices=%d draws=%d jobs=%d",
+		frames, st.Instructions, st.Vertices, st.Triangles, st.Fragments, st.Tiles, st.HSRPrimitives, st.RasterBlocks, st.EarlyZRejected, st.BinParallelVertices, st.Draws, st.Jobs)
 }
 
 // writeImage writes img in the format of path's extension.

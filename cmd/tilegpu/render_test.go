@@ -25,7 +25,7 @@ func TestRenderAndDecode(t *testing.T) {
 		"TILE_RENDERING_MODE_CONFIGURATION", "CLEAR_COLORS", "BRANCH_TO_SUB_LIST", "STORE_TILE_BUFFER_GENERAL", "HALT",
 		"SHADER_RECORD", "ATTRIBUTE_RECORD", "-- coordinate shader", "-- vertex shader", "-- fragment shader", "; end",
 		"rendered " + out + ": 96×96, 5856 triangles",
-		"counters frames=1 ", " hsr_primitives=", " raster_blocks=", " earlyz_rejected=",
+		"counters frames=1 ", " hsr_primitives=", " raster_blocks=", " earlyz_rejected=", " bin_parallel_vertices=",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("render -decode output lacks %q", want)

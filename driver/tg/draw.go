@@ -126,13 +126,13 @@ func (c *Context) Draw(info *pipe.DrawInfo) error {
 	for range instances {
 		if ib != nil {
 			off := uint32(len(j.bcl))
-			j.emit(cl.IndexedPrimitiveList{
+			emit(j, cl.IndexedPrimitiveList{
 				Mode: cl.PrimitiveMode(info.Mode), IndexType: indexType,
 				Length: uint32(info.Count), MaxIndex: maxIndex,
 			})
 			j.relocBO(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpIndexedPrimitiveList)[0]), ib.bo, BORead, indexDelta)
 		} else {
-			j.emit(cl.VertexArrayPrimitives{Mode: cl.PrimitiveMode(info.Mode), Length: uint32(info.Count), FirstIndex: uint32(info.Start)})
+			emit(j, cl.VertexArrayPrimitives{Mode: cl.PrimitiveMode(info.Mode), Length: uint32(info.Count), FirstIndex: uint32(info.Start)})
 		}
 	}
 	j.draws++
@@ -229,7 +229,7 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 	if d&(dirtyRasterizer|dirtyDSA|dirtyProgram|dirtyFramebuffer) != 0 {
 		r, z := c.rast.s, c.dsa.s
 		depthTest := z.DepthEnable && hasZS
-		j.emit(cl.ConfigurationBits{
+		emit(j, cl.ConfigurationBits{
 			EnableForwardFacing: !r.CullFront,
 			EnableReverseFacing: !r.CullBack,
 			ClockwisePrimitives: !r.FrontCCW,
@@ -244,8 +244,8 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 		})
 	}
 	if d&dirtyRasterizer != 0 {
-		j.emit(cl.DepthOffset{Factor: c.rast.s.OffsetFactor, Units: c.rast.s.OffsetUnits})
-		j.emit(cl.LineWidth{Width: max(c.rast.s.LineWidth, 1)})
+		emit(j, cl.DepthOffset{Factor: c.rast.s.OffsetFactor, Units: c.rast.s.OffsetUnits})
+		emit(j, cl.LineWidth{Width: max(c.rast.s.LineWidth, 1)})
 	}
 	if d&(dirtyScissor|dirtyViewport|dirtyFramebuffer) != 0 {
 		x0, y0, x1, y1 := 0, 0, c.fb.Width, c.fb.Height
@@ -263,31 +263,31 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 			x1, y1 = min(x1, c.scissor.MaxX), min(y1, c.scissor.MaxY)
 		}
 		w, h := max(x1-x0, 0), max(y1-y0, 0)
-		j.emit(cl.ClipWindow{Left: uint16(max(x0, 0)), Bottom: uint16(max(y0, 0)), Width: uint16(w), Height: uint16(h)})
+		emit(j, cl.ClipWindow{Left: uint16(max(x0, 0)), Bottom: uint16(max(y0, 0)), Width: uint16(w), Height: uint16(h)})
 	}
 	if d&(dirtyViewport|dirtyFramebuffer) != 0 {
 		v := c.viewport
-		j.emit(cl.ViewportOffset{X: v.Translate[0], Y: v.Translate[1]})
-		j.emit(cl.ClipperXYScaling{X: v.Scale[0], Y: v.Scale[1]})
-		j.emit(cl.ClipperZScaleAndOffset{Scale: v.Scale[2], Offset: v.Translate[2]})
+		emit(j, cl.ViewportOffset{X: v.Translate[0], Y: v.Translate[1]})
+		emit(j, cl.ClipperXYScaling{X: v.Scale[0], Y: v.Scale[1]})
+		emit(j, cl.ClipperZScaleAndOffset{Scale: v.Scale[2], Offset: v.Translate[2]})
 	}
 	if d&dirtyBlend != 0 {
 		b := c.blend.s
-		j.emit(cl.BlendConfig{
+		emit(j, cl.BlendConfig{
 			Enable: b.Enable, EquationRGB: cl.BlendEquation(b.EquationRGB), EquationAlpha: cl.BlendEquation(b.EquationAlpha),
 			SrcRGB: cl.BlendFactor(b.SrcRGB), DstRGB: cl.BlendFactor(b.DstRGB),
 			SrcAlpha: cl.BlendFactor(b.SrcAlpha), DstAlpha: cl.BlendFactor(b.DstAlpha),
 		})
-		j.emit(cl.ColorMask{R: b.ColorMask[0], G: b.ColorMask[1], B: b.ColorMask[2], A: b.ColorMask[3]})
+		emit(j, cl.ColorMask{R: b.ColorMask[0], G: b.ColorMask[1], B: b.ColorMask[2], A: b.ColorMask[3]})
 	}
 	if d&dirtyBlendColor != 0 {
 		col := c.blendColor
-		j.emit(cl.BlendConstantColor{R: col[0], G: col[1], B: col[2], A: col[3]})
+		emit(j, cl.BlendConstantColor{R: col[0], G: col[1], B: col[2], A: col[3]})
 	}
 	if d&(dirtyDSA|dirtyStencilRef) != 0 && c.dsa.s.StencilEnable {
 		f, b := c.dsa.s.Stencil[0], c.dsa.s.Stencil[1]
 		stencil := func(face cl.StencilFace, s pipe.StencilState, ref uint8) {
-			j.emit(cl.StencilConfig{
+			emit(j, cl.StencilConfig{
 				Face: face, Func: cl.CompareFunc(s.Func), Ref: ref, ValueMask: s.ValueMask, WriteMask: s.WriteMask,
 				StencilFail: cl.StencilOp(s.Fail), DepthFail: cl.StencilOp(s.ZFail), DepthPass: cl.StencilOp(s.ZPass),
 			})
@@ -420,7 +420,7 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 	}
 
 	at := uint32(len(j.bcl))
-	j.emit(cl.GLShaderState{AttributeCount: uint8(len(attrs))})
+	emit(j, cl.GLShaderState{AttributeCount: uint8(len(attrs))})
 	j.relocs = append(j.relocs, Reloc{Space: SpaceBinCL, Offset: at + uint32(cl.AddressFields(cl.OpGLShaderState)[0]), Target: TargetShaderRecords, Delta: rec})
 	return nil
 }

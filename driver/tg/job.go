@@ -134,11 +134,11 @@ func (c *Context) currentJob() (*job, error) {
 	wt := uint16((key.width + tileSize - 1) / tileSize)
 	ht := uint16((key.height + tileSize - 1) / tileSize)
 	// The kernel owns tile-allocation memory and fills the address and size.
-	j.emit(cl.TileBinningModeConfiguration{WidthInTiles: wt, HeightInTiles: ht})
-	j.emit(cl.StartTileBinning{})
+	emit(j, cl.TileBinningModeConfiguration{WidthInTiles: wt, HeightInTiles: ht})
+	emit(j, cl.StartTileBinning{})
 	// State the driver never changes: once per job.
-	j.emit(cl.FlatShadeFlags{})
-	j.emit(cl.PointSize{PointSize: 1})
+	emit(j, cl.FlatShadeFlags{})
+	emit(j, cl.PointSize{PointSize: 1})
 	c.jobs[key] = j
 	for _, s := range []surfaceKey{key.color, key.zs} {
 		if s.res != nil {
@@ -160,8 +160,10 @@ func (c *Context) jobList() []*job {
 	return out
 }
 
-// emit appends a control-list record to the binning list.
-func (j *job) emit(r cl.Record) {
+// emit appends the control-list record r to the binning list. It is generic so that the record is
+// passed by value: through the cl.Record interface every record (two or
+// more per draw) was a heap allocation.
+func emit[R cl.Record](j *job, r R) {
 	n := len(j.bcl)
 	j.bcl = append(j.bcl, make([]byte, r.Size())...)
 	r.Pack(j.bcl[n:])
@@ -277,7 +279,7 @@ func (c *Context) flushJob(j *job) error {
 		c.stats.JobsDropped++
 		return nil
 	}
-	j.emit(cl.Flush{})
+	emit(j, cl.Flush{})
 
 	sub := &Submit{
 		BinCL:         j.bcl,
