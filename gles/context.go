@@ -47,6 +47,10 @@ type DefaultFramebuffer struct {
 	Width, Height int
 	Color         pipe.Resource // RGBA8
 	DepthStencil  pipe.Resource // Z24S8, may be nil
+	// NoStencil: DepthStencil is a depth buffer only (an EGL config with
+	// depth and no stencil). Its stencil bits are then no stencil buffer:
+	// STENCIL_BITS is 0, the stencil test passes and nothing writes them.
+	NoStencil bool
 }
 
 // Context is a GL ES 2.0 context.

@@ -436,7 +436,7 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 // hasDepth / hasStencil report whether the bound framebuffer has those buffers.
 func (c *Context) fbBits() (depth, stencil bool) {
 	if c.drawFB == nil {
-		return c.dfb.DepthStencil != nil, c.dfb.DepthStencil != nil
+		return c.dfb.DepthStencil != nil, c.dfb.DepthStencil != nil && !c.dfb.NoStencil
 	}
 	_, _, _, _, d, _ := c.drawFB.att[attDepth].image()
 	_, _, _, _, ds, s := c.drawFB.att[attStencil].image()
