@@ -144,7 +144,9 @@ static void mask_shape(unsigned long mask, int *shift, int *bits) {
 }
 
 static XImage *shm_image(tg_present *p, Visual *v, int depth) {
-	if (!have_xext || !p_XShmQueryExtension(p->dpy))
+	/* TILEGPU_NO_MITSHM=1 forces XPutImage (the tests run both paths). */
+	const char *off = getenv("TILEGPU_NO_MITSHM");
+	if (!have_xext || (off != NULL && *off != '\0' && *off != '0') || !p_XShmQueryExtension(p->dpy))
 		return NULL;
 	XImage *img = p_XShmCreateImage(p->dpy, v, depth, ZPixmap, NULL, &p->shm, p->w, p->h);
 	if (img == NULL)
