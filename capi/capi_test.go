@@ -105,6 +105,7 @@ func TestCPrograms(t *testing.T) {
 		{"basic", []string{"-lEGL", "-lGLESv2"}},
 		{"threads", []string{"-lEGL", "-lGLESv2", "-lpthread"}},
 		{"dlopen", []string{"-ldl"}},
+		{"extensions", []string{"-lEGL", "-lGLESv2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runC(t, tc.name, tc.libs...)

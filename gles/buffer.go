@@ -85,6 +85,7 @@ func (c *Context) DeleteBuffer(v gl.Buffer) {
 			c.attribs[i].buffer = nil
 		}
 	}
+	c.detachFromVertexArrays(x) // vao.go
 	x.release(c)
 	delete(c.buffers, v.Value)
 }

@@ -76,6 +76,7 @@ type Context struct {
 	renderbuffer  *renderbuffer
 
 	attribs [maxVertexAttribs]vertexAttrib
+	ext     extState // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
 
 	clearColor   [4]float32
 	clearDepth   float32
@@ -143,6 +144,7 @@ type vertexAttrib struct {
 	offset     int
 	buffer     *buffer
 	current    [4]float32
+	divisor    int // ANGLE_instanced_arrays: advance once per divisor instances (0: per vertex)
 }
 
 // New creates a context drawing through p into the default framebuffer dfb.

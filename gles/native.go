@@ -141,7 +141,11 @@ func (c *Context) withClientArrays(attrs []int, maxIndex int, draw func()) {
 		if stride == 0 {
 			stride = elem
 		}
-		n := maxIndex*stride + elem
+		last := maxIndex
+		if a.divisor > 0 { // an instanced array holds one element per divisor instances (instanced.go)
+			last = (max(c.ext.instances, 1) - 1) / a.divisor
+		}
+		n := last*stride + elem
 		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetBuffer, Width: n, Height: 1, Levels: 1,
 			Bind: pipe.BindVertexBuffer})
 		if err != nil {

@@ -1,0 +1,191 @@
+/* extensions.c: the GL ES 2.0 extensions beyond the core, reached through
+ * eglGetProcAddress as applications reach them: OES_vertex_array_object and
+ * ANGLE_instanced_arrays (pixels checked). */
+#include "common.h"
+
+static PFNGLGENVERTEXARRAYSOESPROC genVAOs;
+static PFNGLBINDVERTEXARRAYOESPROC bindVAO;
+static PFNGLDELETEVERTEXARRAYSOESPROC deleteVAOs;
+static PFNGLISVERTEXARRAYOESPROC isVAO;
+static PFNGLVERTEXATTRIBDIVISORANGLEPROC divisor;
+static PFNGLDRAWARRAYSINSTANCEDANGLEPROC drawArraysInstanced;
+static PFNGLDRAWELEMENTSINSTANCEDANGLEPROC drawElementsInstanced;
+
+static void has_extension(const char *name) {
+	const char *ext = (const char *)glGetString(GL_EXTENSIONS);
+	CHECK(ext != NULL, "GL_EXTENSIONS");
+	size_t n = strlen(name);
+	for (const char *p = ext; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == ext || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return;
+	CHECK(0, "%s not in GL_EXTENSIONS: %s", name, ext);
+}
+
+static GLuint buffer(GLenum target, const void *data, GLsizeiptr size) {
+	GLuint b;
+	glGenBuffers(1, &b);
+	glBindBuffer(target, b);
+	glBufferData(target, size, data, GL_STATIC_DRAW);
+	return b;
+}
+
+static void vertex_arrays(void) {
+	has_extension("GL_OES_vertex_array_object");
+	genVAOs = (PFNGLGENVERTEXARRAYSOESPROC)eglGetProcAddress("glGenVertexArraysOES");
+	bindVAO = (PFNGLBINDVERTEXARRAYOESPROC)eglGetProcAddress("glBindVertexArrayOES");
+	deleteVAOs = (PFNGLDELETEVERTEXARRAYSOESPROC)eglGetProcAddress("glDeleteVertexArraysOES");
+	isVAO = (PFNGLISVERTEXARRAYOESPROC)eglGetProcAddress("glIsVertexArrayOES");
+	CHECK(genVAOs && bindVAO && deleteVAOs && isVAO, "OES_vertex_array_object entry points");
+
+	GLuint prog = colour_program();
+	glUseProgram(prog);
+	glClearColor(0, 0, 0, 1);
+	glClear(GL_COLOR_BUFFER_BIT);
+	GLuint vao[2];
+	genVAOs(2, vao);
+	CHECK(!isVAO(vao[0]), "a generated name is no vertex array until bound");
+
+	/* vao[0]: a red left half from a buffer, drawn with glDrawArrays. */
+	static const float left[] = {-1, -1, 0, -1, -1, 1, 0, 1};
+	bindVAO(vao[0]);
+	CHECK(isVAO(vao[0]), "bound vertex array");
+	buffer(GL_ARRAY_BUFFER, left, sizeof left);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, 0);
+	glEnableVertexAttribArray(0);
+	glVertexAttrib4f(1, 1, 0, 0, 1); /* current values are not vertex array state */
+
+	/* vao[1]: a right half from client arrays with a buffer of indices. */
+	static const float right[] = {0, -1, 1, -1, 0, 1, 1, 1};
+	static const unsigned short idx[] = {0, 1, 2, 2, 1, 3};
+	bindVAO(vao[1]);
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, right);
+	glEnableVertexAttribArray(0);
+	buffer(GL_ELEMENT_ARRAY_BUFFER, idx, sizeof idx);
+
+	/* The default array: nothing enabled any more. */
+	bindVAO(0);
+	GLint enabled = -1;
+	glGetVertexAttribiv(0, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+	CHECK(enabled == 0, "the default vertex array sees vao's enable: %d", enabled);
+
+	bindVAO(vao[0]);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	glVertexAttrib4f(1, 0, 1, 0, 1);
+	bindVAO(vao[1]);
+	GLint bound = -1;
+	glGetIntegerv(GL_VERTEX_ARRAY_BINDING_OES, &bound);
+	CHECK(bound == (GLint)vao[1], "VERTEX_ARRAY_BINDING_OES %d, want %u", bound, vao[1]);
+	glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, 0); /* indices from vao[1]'s element buffer */
+	CHECK(glGetError() == GL_NO_ERROR, "vertex array draws");
+	expect_pixel(10, 10, 255, 0, 0, 255, "vao[0], left half");
+	expect_pixel(50, 10, 0, 255, 0, 255, "vao[1], right half");
+
+	deleteVAOs(1, &vao[1]);
+	glGetIntegerv(GL_VERTEX_ARRAY_BINDING_OES, &bound);
+	CHECK(bound == 0 && !isVAO(vao[1]), "deleting the bound vertex array binds 0 (%d)", bound);
+	bindVAO(vao[1]);
+	CHECK(glGetError() == GL_INVALID_OPERATION, "binding a deleted vertex array");
+	deleteVAOs(1, &vao[0]);
+	glDeleteProgram(prog);
+}
+
+static void instancing(void) {
+	has_extension("GL_ANGLE_instanced_arrays");
+	divisor = (PFNGLVERTEXATTRIBDIVISORANGLEPROC)eglGetProcAddress("glVertexAttribDivisorANGLE");
+	drawArraysInstanced = (PFNGLDRAWARRAYSINSTANCEDANGLEPROC)eglGetProcAddress("glDrawArraysInstancedANGLE");
+	drawElementsInstanced = (PFNGLDRAWELEMENTSINSTANCEDANGLEPROC)eglGetProcAddress("glDrawElementsInstancedANGLE");
+	CHECK(divisor && drawArraysInstanced && drawElementsInstanced, "ANGLE_instanced_arrays entry points");
+
+	GLuint prog = glCreateProgram();
+	glAttachShader(prog, compile(GL_VERTEX_SHADER,
+		"attribute vec2 pos; attribute vec2 off; attribute vec4 col; varying vec4 v;\n"
+		"void main() { v = col; gl_Position = vec4(pos + off, 0.0, 1.0); }\n"));
+	glAttachShader(prog, compile(GL_FRAGMENT_SHADER,
+		"precision mediump float; varying vec4 v; void main() { gl_FragColor = v; }\n"));
+	glBindAttribLocation(prog, 0, "pos");
+	glBindAttribLocation(prog, 1, "off");
+	glBindAttribLocation(prog, 2, "col");
+	glLinkProgram(prog);
+	glUseProgram(prog);
+	glClearColor(0, 0, 0, 1);
+	glClear(GL_COLOR_BUFFER_BIT);
+
+	/* A quad of 16×16 pixels at the bottom left; instance i moves it by
+	 * 16 i pixels (offsets in a buffer, divisor 1) and takes colour i/2
+	 * (a client-side array, divisor 2). */
+	static const float quad[] = {-1, -1, -0.5f, -1, -1, -0.5f, -0.5f, -0.5f};
+	static const float offs[] = {0, 0, 0.5f, 0, 1, 0, 1.5f, 0};
+	static const unsigned char cols[] = {255, 0, 0, 255, 0, 0, 255, 255};
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
+	glEnableVertexAttribArray(0);
+	GLuint offBuf = buffer(GL_ARRAY_BUFFER, offs, sizeof offs);
+	glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 0, 0);
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glEnableVertexAttribArray(1);
+	glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, cols);
+	glEnableVertexAttribArray(2);
+	divisor(1, 1);
+	divisor(2, 2);
+	GLint d = -1;
+	glGetVertexAttribiv(2, GL_VERTEX_ATTRIB_ARRAY_DIVISOR_ANGLE, &d);
+	CHECK(d == 2, "VERTEX_ATTRIB_ARRAY_DIVISOR_ANGLE %d", d);
+
+	drawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 0);
+	CHECK(glGetError() == GL_NO_ERROR, "zero instances");
+	expect_pixel(8, 8, 0, 0, 0, 255, "zero instances draw nothing");
+	drawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 4);
+	CHECK(glGetError() == GL_NO_ERROR, "instanced draw arrays");
+	expect_pixel(8, 8, 255, 0, 0, 255, "instance 0");
+	expect_pixel(24, 8, 255, 0, 0, 255, "instance 1");
+	expect_pixel(40, 8, 0, 0, 255, 255, "instance 2");
+	expect_pixel(56, 8, 0, 0, 255, 255, "instance 3");
+	expect_pixel(8, 24, 0, 0, 0, 255, "above the instances");
+
+	/* Indexed, client-side indices, two instances, one row up. */
+	static const float offs2[] = {0, 0.5f, 1, 0.5f};
+	static const unsigned char idx[] = {0, 1, 2, 2, 1, 3};
+	glBindBuffer(GL_ARRAY_BUFFER, offBuf);
+	glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof offs2, offs2);
+	glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 0, 0);
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	divisor(2, 1);
+	drawElementsInstanced(GL_TRIANGLES, 6, GL_UNSIGNED_BYTE, idx, 2);
+	CHECK(glGetError() == GL_NO_ERROR, "instanced draw elements");
+	expect_pixel(8, 24, 255, 0, 0, 255, "indexed instance 0");
+	expect_pixel(40, 24, 0, 0, 255, 255, "indexed instance 1");
+	expect_pixel(24, 24, 0, 0, 0, 255, "between the indexed instances");
+
+	/* A non-instanced draw reads element 0 of an instanced array. */
+	glClear(GL_COLOR_BUFFER_BIT);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	expect_pixel(8, 24, 255, 0, 0, 255, "plain draw, element 0");
+	expect_pixel(40, 24, 0, 0, 0, 255, "plain draw, one quad");
+
+	/* Every enabled array instanced: INVALID_OPERATION. */
+	divisor(0, 1);
+	drawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 2);
+	CHECK(glGetError() == GL_INVALID_OPERATION, "no per-vertex array");
+	drawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, -1);
+	GLenum e = glGetError();
+	CHECK(e == GL_INVALID_VALUE, "negative instance count: error 0x%x", e);
+	divisor(0, 0);
+	divisor(1, 0);
+	divisor(2, 0);
+	glDeleteProgram(prog);
+}
+
+int main(void) {
+	EGLDisplay d = open_display();
+	EGLConfig cfg = choose(d, 0);
+	EGLContext ctx = make_context(d, cfg, EGL_NO_CONTEXT);
+	EGLSurface s = make_pbuffer(d, cfg, 64, 64);
+	CHECK(eglMakeCurrent(d, s, s, ctx), "eglMakeCurrent: 0x%x", eglGetError());
+	vertex_arrays();
+	instancing();
+	CHECK(glGetError() == GL_NO_ERROR, "final error");
+	eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglTerminate(d);
+	puts("ok");
+	return 0;
+}
