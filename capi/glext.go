@@ -1,6 +1,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "tg.h"
 */
 import "C"
@@ -80,4 +81,61 @@ func glDrawElementsInstancedANGLE(mode C.GLenum, count C.GLsizei, ty C.GLenum, i
 	if g != nil {
 		g.DrawElementsInstancedNative(gl.Enum(mode), int(count), gl.Enum(ty), indices, int(instances))
 	}
+}
+
+// OES_mapbuffer: the mapping is C memory (malloc), which a C program may
+// keep; gles copies it into the buffer at glUnmapBufferOES.
+
+func cAlloc(n int) unsafe.Pointer { return C.malloc(C.size_t(n)) }
+func cFree(p unsafe.Pointer)      { C.free(p) }
+
+//export glMapBufferOES
+func glMapBufferOES(target, access C.GLenum) unsafe.Pointer {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return nil
+	}
+	return g.MapBufferNative(gl.Enum(target), gl.Enum(access), cAlloc, cFree)
+}
+
+//export glUnmapBufferOES
+func glUnmapBufferOES(target C.GLenum) C.GLboolean {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return 0
+	}
+	return cbool(g.UnmapBuffer(gl.Enum(target)))
+}
+
+//export glGetBufferPointervOES
+func glGetBufferPointervOES(target, pname C.GLenum, params *unsafe.Pointer) {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return
+	}
+	p := g.BufferPointer(gl.Enum(target), gl.Enum(pname))
+	if params != nil {
+		*params = p
+	}
+}
+
+// EXT_discard_framebuffer
+
+//export glDiscardFramebufferEXT
+func glDiscardFramebufferEXT(target C.GLenum, n C.GLsizei, attachments *C.GLenum) {
+	g := lock()
+	defer unlock()
+	if g == nil || negative(g, n) {
+		return
+	}
+	var list []gl.Enum
+	if n > 0 && attachments != nil {
+		for _, a := range unsafe.Slice(attachments, int(n)) {
+			list = append(list, gl.Enum(a))
+		}
+	}
+	g.DiscardFramebuffer(gl.Enum(target), list)
 }

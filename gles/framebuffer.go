@@ -525,6 +525,10 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 // UNSIGNED_BYTE (also the implementation read format). Rows are written
 // bottom row first with PACK_ALIGNMENT padding, as GL specifies.
 func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.Enum) {
+	if format == bgraEXT { // EXT_read_format_bgra (readbgra.go)
+		c.readPixelsBGRA(dst, x, y, width, height, ty)
+		return
+	}
 	if !isBaseFormat(format) || (ty != gl.UNSIGNED_BYTE && ty != gl.UNSIGNED_SHORT_5_6_5 && ty != gl.UNSIGNED_SHORT_4_4_4_4 && ty != gl.UNSIGNED_SHORT_5_5_5_1) {
 		c.recordError(gl.INVALID_ENUM)
 		return

@@ -1,6 +1,7 @@
 /* extensions.c: the GL ES 2.0 extensions beyond the core, reached through
  * eglGetProcAddress as applications reach them: OES_vertex_array_object and
- * ANGLE_instanced_arrays (pixels checked). */
+ * ANGLE_instanced_arrays, OES_mapbuffer (pixels checked), EXT_discard_framebuffer
+ * (argument checks) and EXT_read_format_bgra. */
 #include "common.h"
 
 static PFNGLGENVERTEXARRAYSOESPROC genVAOs;
@@ -175,6 +176,88 @@ static void instancing(void) {
 	glDeleteProgram(prog);
 }
 
+static void mapbuffer(void) {
+	has_extension("GL_OES_mapbuffer");
+	PFNGLMAPBUFFEROESPROC map = (PFNGLMAPBUFFEROESPROC)eglGetProcAddress("glMapBufferOES");
+	PFNGLUNMAPBUFFEROESPROC unmap = (PFNGLUNMAPBUFFEROESPROC)eglGetProcAddress("glUnmapBufferOES");
+	PFNGLGETBUFFERPOINTERVOESPROC pointer = (PFNGLGETBUFFERPOINTERVOESPROC)eglGetProcAddress("glGetBufferPointervOES");
+	CHECK(map && unmap && pointer, "OES_mapbuffer entry points");
+
+	/* A red left half whose positions are written through a mapping. */
+	static const float left[] = {-1, -1, 0, -1, -1, 1, 0, 1};
+	static const float zero[8];
+	GLuint b = buffer(GL_ARRAY_BUFFER, zero, sizeof zero);
+	CHECK(map(GL_ARRAY_BUFFER, 0x88B8 /* GL_READ_ONLY */) == NULL && glGetError() == GL_INVALID_ENUM, "read-only mapping");
+	CHECK(!unmap(GL_ARRAY_BUFFER) && glGetError() == GL_INVALID_OPERATION, "unmapping an unmapped buffer");
+	float *p = map(GL_ARRAY_BUFFER, GL_WRITE_ONLY_OES);
+	CHECK(p != NULL, "glMapBufferOES: 0x%x", glGetError());
+	CHECK(p[0] == 0 && p[7] == 0, "the mapping holds the contents");
+	GLint v = 0;
+	glGetBufferParameteriv(GL_ARRAY_BUFFER, GL_BUFFER_MAPPED_OES, &v);
+	CHECK(v == GL_TRUE, "BUFFER_MAPPED_OES %d", v);
+	glGetBufferParameteriv(GL_ARRAY_BUFFER, GL_BUFFER_ACCESS_OES, &v);
+	CHECK(v == GL_WRITE_ONLY_OES, "BUFFER_ACCESS_OES 0x%x", v);
+	void *q = NULL;
+	pointer(GL_ARRAY_BUFFER, GL_BUFFER_MAP_POINTER_OES, &q);
+	CHECK(q == p, "glGetBufferPointervOES %p, want %p", q, (void *)p);
+	CHECK(map(GL_ARRAY_BUFFER, GL_WRITE_ONLY_OES) == NULL && glGetError() == GL_INVALID_OPERATION, "mapping twice");
+	memcpy(p, left, sizeof left);
+	CHECK(unmap(GL_ARRAY_BUFFER), "glUnmapBufferOES: 0x%x", glGetError());
+	glGetBufferParameteriv(GL_ARRAY_BUFFER, GL_BUFFER_MAPPED_OES, &v);
+	CHECK(v == GL_FALSE, "mapped after unmap");
+
+	GLuint prog = colour_program();
+	glUseProgram(prog);
+	glClearColor(0, 0, 0, 1);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, 0);
+	glEnableVertexAttribArray(0);
+	glDisableVertexAttribArray(1);
+	glVertexAttrib4f(1, 1, 0, 0, 1);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	expect_pixel(10, 10, 255, 0, 0, 255, "positions written through the mapping");
+	expect_pixel(50, 10, 0, 0, 0, 255, "right half untouched");
+
+	/* Deleting a mapped buffer frees the mapping. */
+	CHECK(map(GL_ARRAY_BUFFER, GL_WRITE_ONLY_OES) != NULL, "map again");
+	glDeleteBuffers(1, &b);
+	glDisableVertexAttribArray(0);
+	glDeleteProgram(prog);
+	CHECK(glGetError() == GL_NO_ERROR, "mapbuffer error");
+}
+
+/* EXT_discard_framebuffer and EXT_read_format_bgra. */
+static void discard_and_bgra(void) {
+	has_extension("GL_EXT_discard_framebuffer");
+	has_extension("GL_EXT_read_format_bgra");
+	PFNGLDISCARDFRAMEBUFFEREXTPROC discard = (PFNGLDISCARDFRAMEBUFFEREXTPROC)eglGetProcAddress("glDiscardFramebufferEXT");
+	CHECK(discard != NULL, "glDiscardFramebufferEXT");
+	const GLenum ok[] = {GL_COLOR_EXT, GL_DEPTH_EXT, GL_STENCIL_EXT};
+	discard(GL_FRAMEBUFFER, 3, ok);
+	CHECK(glGetError() == GL_NO_ERROR, "discard of framebuffer 0");
+	const GLenum fboNames[] = {GL_COLOR_ATTACHMENT0};
+	discard(GL_FRAMEBUFFER, 1, fboNames);
+	CHECK(glGetError() == GL_INVALID_ENUM, "an attachment name on framebuffer 0");
+	discard(GL_RENDERBUFFER, 1, ok);
+	CHECK(glGetError() == GL_INVALID_ENUM, "a bad target");
+	discard(GL_FRAMEBUFFER, -1, ok);
+	CHECK(glGetError() == GL_INVALID_VALUE, "a negative count");
+
+	glClearColor(1, 0.5f, 0, 1); /* r=255 g=128 b=0 */
+	glClear(GL_COLOR_BUFFER_BIT);
+	unsigned char px[4] = {9, 9, 9, 9};
+	glReadPixels(3, 3, 1, 1, GL_BGRA_EXT, GL_UNSIGNED_BYTE, px);
+	CHECK(glGetError() == GL_NO_ERROR, "BGRA read");
+	CHECK(px[0] == 0 && px[1] == 128 && px[2] == 255 && px[3] == 255, "BGRA pixel %u,%u,%u,%u", px[0], px[1], px[2], px[3]);
+	unsigned short s = 0;
+	glReadPixels(3, 3, 1, 1, GL_BGRA_EXT, GL_UNSIGNED_SHORT_4_4_4_4_REV_EXT, &s);
+	CHECK(glGetError() == GL_NO_ERROR && s == 0xFF80, "BGRA 4444_REV pixel 0x%04x", s);
+	glReadPixels(3, 3, 1, 1, GL_BGRA_EXT, GL_UNSIGNED_SHORT_1_5_5_5_REV_EXT, &s);
+	CHECK(glGetError() == GL_NO_ERROR && s == 0xFE00, "BGRA 1555_REV pixel 0x%04x", s);
+	glReadPixels(3, 3, 1, 1, GL_BGRA_EXT, GL_UNSIGNED_SHORT_5_6_5, &s);
+	CHECK(glGetError() == GL_INVALID_OPERATION, "BGRA with 565");
+}
+
 int main(void) {
 	EGLDisplay d = open_display();
 	EGLConfig cfg = choose(d, 0);
@@ -183,6 +266,8 @@ int main(void) {
 	CHECK(eglMakeCurrent(d, s, s, ctx), "eglMakeCurrent: 0x%x", eglGetError());
 	vertex_arrays();
 	instancing();
+	mapbuffer();
+	discard_and_bgra();
 	CHECK(glGetError() == GL_NO_ERROR, "final error");
 	eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	eglTerminate(d);
