@@ -384,7 +384,7 @@ func (c *Context) Scissor(x, y, width, height int32) {
 }
 
 func isBlendEquation(e gl.Enum) bool {
-	return e == gl.FUNC_ADD || e == gl.FUNC_SUBTRACT || e == gl.FUNC_REVERSE_SUBTRACT
+	return e == gl.FUNC_ADD || e == gl.FUNC_SUBTRACT || e == gl.FUNC_REVERSE_SUBTRACT || e == minEXT || e == maxEXT
 }
 
 // BlendEquation sets both blend equations.

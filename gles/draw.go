@@ -442,7 +442,14 @@ var stencilOps = map[gl.Enum]pipe.StencilOp{
 
 var blendEquations = map[gl.Enum]pipe.BlendEquation{
 	gl.FUNC_ADD: pipe.BlendAdd, gl.FUNC_SUBTRACT: pipe.BlendSubtract, gl.FUNC_REVERSE_SUBTRACT: pipe.BlendReverseSubtract,
+	minEXT: pipe.BlendMin, maxEXT: pipe.BlendMax, // EXT_blend_minmax
 }
+
+// EXT_blend_minmax's blend equations.
+const (
+	minEXT gl.Enum = 0x8007
+	maxEXT gl.Enum = 0x8008
+)
 
 // blendState, dsaState and rasterizerState convert the GL state.
 func (c *Context) blendState() pipe.BlendState {

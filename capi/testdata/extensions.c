@@ -1,7 +1,7 @@
 /* extensions.c: the GL ES 2.0 extensions beyond the core, reached through
  * eglGetProcAddress as applications reach them: OES_vertex_array_object and
  * ANGLE_instanced_arrays, OES_mapbuffer (pixels checked), EXT_discard_framebuffer
- * (argument checks) and EXT_read_format_bgra. */
+ * (argument checks), EXT_read_format_bgra and EXT_blend_minmax. */
 #include "common.h"
 
 static PFNGLGENVERTEXARRAYSOESPROC genVAOs;
@@ -258,6 +258,42 @@ static void discard_and_bgra(void) {
 	CHECK(glGetError() == GL_INVALID_OPERATION, "BGRA with 565");
 }
 
+/* EXT_blend_minmax: MIN and MAX per component, the factors ignored. */
+static void blend_minmax(void) {
+	has_extension("GL_EXT_blend_minmax");
+	GLuint prog = colour_program();
+	glUseProgram(prog);
+	static const float full[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, full);
+	glEnableVertexAttribArray(0);
+	glDisableVertexAttribArray(1);
+	glVertexAttrib4f(1, 0.25f, 0.6f, 0.8f, 1); /* src 64,153,204 */
+	glEnable(GL_BLEND);
+	glBlendFunc(GL_ZERO, GL_ZERO); /* would give black if the factors were applied */
+	const struct { GLenum eq; unsigned r, g, b; } cases[] = {
+		{GL_MIN_EXT, 64, 51, 204},
+		{GL_MAX_EXT, 128, 153, 204},
+	};
+	for (int i = 0; i < 2; i++) {
+		glClearColor(128 / 255.0f, 0.2f, 0.8f, 1); /* dst 128,51,204 */
+		glClear(GL_COLOR_BUFFER_BIT);
+		glBlendEquation(cases[i].eq);
+		GLint eq = 0;
+		glGetIntegerv(GL_BLEND_EQUATION_RGB, &eq);
+		CHECK(eq == (GLint)cases[i].eq, "BLEND_EQUATION_RGB 0x%x", eq);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+		unsigned char px[4];
+		glReadPixels(7, 7, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+		CHECK(abs(px[0] - (int)cases[i].r) <= 1 && abs(px[1] - (int)cases[i].g) <= 1 && abs(px[2] - (int)cases[i].b) <= 1,
+			"blend equation 0x%x: %u,%u,%u, want %u,%u,%u", cases[i].eq, px[0], px[1], px[2], cases[i].r, cases[i].g, cases[i].b);
+	}
+	glBlendEquation(GL_FUNC_ADD);
+	glDisable(GL_BLEND);
+	glDisableVertexAttribArray(0);
+	glDeleteProgram(prog);
+	CHECK(glGetError() == GL_NO_ERROR, "blend minmax error");
+}
+
 int main(void) {
 	EGLDisplay d = open_display();
 	EGLConfig cfg = choose(d, 0);
@@ -268,6 +304,7 @@ int main(void) {
 	instancing();
 	mapbuffer();
 	discard_and_bgra();
+	blend_minmax();
 	CHECK(glGetError() == GL_NO_ERROR, "final error");
 	eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	eglTerminate(d);
