@@ -15,6 +15,10 @@ OUT=$(cd "$1" && pwd)
 command -v go >/dev/null || { echo "build.sh: go not found" >&2; exit 1; }
 command -v "${CC:-cc}" >/dev/null || { echo "build.sh: no C compiler (${CC:-cc}); cgo needs one" >&2; exit 1; }
 cd "$HERE"
+for h in X11/Xlib.h X11/Xutil.h X11/extensions/XShm.h; do
+  echo "#include <$h>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1 ||
+    echo "build.sh: <$h> not found: building without X11 window surfaces (Debian: libx11-dev libxext-dev)" >&2
+done
 CGO_ENABLED=1 go build -buildmode=c-shared -trimpath \
   -ldflags "-extldflags=-Wl,-soname,libtilegpu.so" -o "$OUT/libtilegpu.so" .
 rm -f "$OUT/libtilegpu.h" # cgo's header has tg.h's types, not the Khronos headers'

@@ -65,8 +65,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runC compiles testdata/name.c and runs it against the libraries.
+// runC compiles testdata/name.c and runs it against the libraries on the
+// surfaceless platform.
 func runC(t *testing.T, name string, libs ...string) string {
+	// These programs use the surfaceless platform whatever $DISPLAY says.
+	return runCEnv(t, name, []string{"EGL_PLATFORM=surfaceless"}, libs...)
+}
+
+// runCEnv compiles testdata/name.c and runs it against the libraries with
+// env added to the environment.
+func runCEnv(t *testing.T, name string, env []string, libs ...string) string {
 	compiler := cc(t)
 	lib := library(t)
 	for _, h := range []string{"/usr/include/EGL/egl.h", "/usr/include/GLES2/gl2.h"} {
@@ -81,7 +89,7 @@ func runC(t *testing.T, name string, libs ...string) string {
 		t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, out)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+lib)
+	cmd.Env = append(append(os.Environ(), "LD_LIBRARY_PATH="+lib), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
 		t.Fatalf("%s: %v\n%s", name, err, out)
@@ -97,6 +105,7 @@ func TestCPrograms(t *testing.T) {
 		{"basic", []string{"-lEGL", "-lGLESv2"}},
 		{"threads", []string{"-lEGL", "-lGLESv2", "-lpthread"}},
 		{"dlopen", []string{"-ldl"}},
+		{"extensions", []string{"-lEGL", "-lGLESv2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runC(t, tc.name, tc.libs...)

@@ -137,15 +137,15 @@ const (
 
 // The display's extension strings. Each names something implemented here.
 const (
-	clientExtensions  = "EGL_EXT_client_extensions EGL_EXT_platform_base EGL_KHR_client_get_all_proc_addresses EGL_MESA_platform_surfaceless"
-	displayExtensions = "EGL_KHR_create_context EGL_KHR_get_all_proc_addresses EGL_KHR_surfaceless_context"
+	clientExtensions    = "EGL_EXT_client_extensions EGL_EXT_platform_base EGL_KHR_client_get_all_proc_addresses EGL_MESA_platform_surfaceless"
+	x11ClientExtensions = "EGL_KHR_platform_x11 EGL_EXT_platform_x11"
+	displayExtensions   = "EGL_KHR_create_context EGL_KHR_get_all_proc_addresses EGL_KHR_surfaceless_context"
 )
 
 // config is an EGLConfig. Only what the GPU renders is advertised: the TG
 // hardware has one colour format (RGBA8) and one depth/stencil format
 // (Z24S8) and no multisample resolve, so RGB888/RGB565 and 4× MSAA
-// configs would report bits and samples that are not there. The default
-// framebuffer has depth and stencil together or neither.
+// configs would report bits and samples that are not there.
 type config struct {
 	id                  int
 	depth, stencil      int
@@ -155,8 +155,10 @@ type config struct {
 var configs = []config{
 	{id: 1, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8},
 	{id: 2, red: 8, green: 8, blue: 8, a: 8},
-	// No depth-only config: its surface would be a Z24S8 buffer whose
-	// stencil GL would report (gles's default framebuffer has both or none).
+	// Depth only: the surface is a Z24S8 buffer whose stencil bits GL does
+	// not see (gles.DefaultFramebuffer.NoStencil). Programs such as
+	// glmark2 ask for depth without stencil and refuse configs with it.
+	{id: 3, red: 8, green: 8, blue: 8, a: 8, depth: 24},
 }
 
 // maxPbuffer is the largest pbuffer side (the kernel's largest render target).
@@ -214,6 +216,7 @@ type surface struct {
 	destroyed bool // eglDestroySurface called; freed when no longer current
 	current   int  // contexts it is current to
 	attrs     map[int]int
+	win       *window // window surfaces only (x11.go)
 }
 
 type context struct {
@@ -221,7 +224,8 @@ type context struct {
 	cfg        *config // nil: EGL_NO_CONFIG (not offered)
 	g          *gles.Context
 	pctx       *tg.Context
-	thread     uintptr // C thread it is current on (0: none)
+	thread     uintptr     // C thread it is current on (0: none)
+	display    C.EGLHandle // the EGLDisplay it is current on
 	draw, read *surface
 	destroyed  bool
 }
@@ -293,7 +297,7 @@ func ok() C.EGLBoolean {
 
 // checkDisplay validates a display handle (the lock is held).
 func checkDisplay(d C.EGLHandle, needInit bool) bool {
-	if d != displayHandle {
+	if !isDisplay(d) {
 		setError(eglBadDisplay)
 		return false
 	}
@@ -302,6 +306,14 @@ func checkDisplay(d C.EGLHandle, needInit bool) bool {
 		return false
 	}
 	return true
+}
+
+// isDisplay reports whether d is an EGLDisplay handed out (the lock is held).
+func isDisplay(d C.EGLHandle) bool { return d == surfacelessHandle || xdisplays[d] != nil }
+
+// warnf reports a problem the EGL error code cannot explain on stderr.
+func warnf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "tilegpu capi: "+format+"\n", args...)
 }
 
 func lookupConfig(h C.EGLHandle) *config {
@@ -322,13 +334,35 @@ func eglGetError() C.EGLint {
 
 //export eglGetDisplay
 func eglGetDisplay(native C.EGLHandle) C.EGLHandle {
-	// There is one device and no window system: every native display
-	// (EGL_DEFAULT_DISPLAY included) names it.
+	// The native platform is X11 when libX11 loads: a native display is an
+	// Xlib Display*. EGL_DEFAULT_DISPLAY is the X server $DISPLAY names, or
+	// the surfaceless display (EGL_PLATFORM=surfaceless, or no X).
+	dpy.mu.Lock()
+	defer dpy.mu.Unlock()
 	C.tg_set_egl_error(eglSuccess)
-	return displayHandle
+	if native != 0 && x11Available() {
+		return xDisplayFor(native)
+	}
+	if native == 0 && defaultIsX11() {
+		return xDisplayFor(0)
+	}
+	return surfacelessHandle
 }
 
-func platformDisplay(platform C.EGLenum, native C.EGLHandle, hasAttribs bool) C.EGLHandle {
+func platformDisplay(platform C.EGLenum, native C.EGLHandle, attribs map[int]int) C.EGLHandle {
+	hasAttribs := len(attribs) > 0
+	if platform == eglPlatformX11 && x11Available() {
+		for a := range attribs {
+			if a != eglPlatformX11Screen {
+				setError(eglBadAttribute)
+				return 0
+			}
+		}
+		dpy.mu.Lock()
+		defer dpy.mu.Unlock()
+		C.tg_set_egl_error(eglSuccess)
+		return xDisplayFor(native)
+	}
 	if platform != eglPlatformSurfacelessMESA {
 		setError(eglBadParameter)
 		return 0
@@ -343,12 +377,12 @@ func platformDisplay(platform C.EGLenum, native C.EGLHandle, hasAttribs bool) C.
 
 //export eglGetPlatformDisplay
 func eglGetPlatformDisplay(platform C.EGLenum, native C.EGLHandle, attribs *C.EGLAttrib) C.EGLHandle {
-	return platformDisplay(platform, native, attribs != nil && *attribs != eglNone)
+	return platformDisplay(platform, native, attribList(unsafe.Pointer(attribs), 8))
 }
 
 //export eglGetPlatformDisplayEXT
 func eglGetPlatformDisplayEXT(platform C.EGLenum, native C.EGLHandle, attribs *C.EGLint) C.EGLHandle {
-	return platformDisplay(platform, native, attribs != nil && *attribs != eglNone)
+	return platformDisplay(platform, native, attribList(unsafe.Pointer(attribs), 4))
 }
 
 //export eglInitialize
@@ -357,6 +391,10 @@ func eglInitialize(d C.EGLHandle, major, minor *C.EGLint) C.EGLBoolean {
 	defer dpy.mu.Unlock()
 	if !checkDisplay(d, false) {
 		return eglFalse
+	}
+	if x := xdisplays[d]; x != nil && !x.connect() {
+		warnf("eglInitialize: cannot open the X display (DISPLAY=%q)", os.Getenv("DISPLAY"))
+		return setError(eglNotInitialized)
 	}
 	if dpy.gpu == nil {
 		if err := dpy.open(); err != nil {
@@ -463,6 +501,7 @@ func (d *display) reapSurface(s *surface) {
 	if s.zs != nil {
 		d.screen.ResourceDestroy(s.zs)
 	}
+	s.freeWindow()
 	s.color, s.zs = nil, nil
 	delete(d.surfaces, s.id)
 	if !d.initialized && len(d.contexts) == 0 && len(d.surfaces) == 0 {
@@ -478,6 +517,9 @@ func eglQueryString(d C.EGLHandle, name C.EGLint) *C.char {
 		switch name {
 		case eglExtensions:
 			C.tg_set_egl_error(eglSuccess)
+			if x11Available() {
+				return internString(clientExtensions + " " + x11ClientExtensions)
+			}
 			return internString(clientExtensions)
 		case eglVersion:
 			C.tg_set_egl_error(eglSuccess)
@@ -602,7 +644,7 @@ func eglChooseConfig(d C.EGLHandle, attribs *C.EGLint, out *C.EGLHandle, size C.
 			}
 			continue
 		}
-		if matches(c, want) {
+		if matches(c, want, xdisplays[d]) {
 			chosen = append(chosen, c)
 		}
 	}
@@ -614,13 +656,13 @@ func eglChooseConfig(d C.EGLHandle, attribs *C.EGLint, out *C.EGLHandle, size C.
 	return ok()
 }
 
-func matches(c *config, want map[int]int) bool {
+func matches(c *config, want map[int]int, x *xdisplay) bool {
 	for a, r := range chooseAttribs {
 		w := want[a]
 		if w == eglDontCare || r.rule == special {
 			continue
 		}
-		have, _ := c.attrib(a)
+		have, _ := c.attribOn(x, a)
 		switch r.rule {
 		case atLeast:
 			if have < w {
@@ -681,7 +723,7 @@ func eglGetConfigAttrib(d C.EGLHandle, cfg C.EGLHandle, attribute C.EGLint, valu
 	if c == nil {
 		return setError(eglBadConfig)
 	}
-	v, known := c.attrib(int(attribute))
+	v, known := c.attribOn(xdisplays[d], int(attribute))
 	if !known {
 		return setError(eglBadAttribute)
 	}
@@ -766,9 +808,9 @@ func eglCreatePbufferSurface(d C.EGLHandle, cfg C.EGLHandle, attribs *C.EGLint) 
 	return C.EGLHandle(s.id)
 }
 
-// noWindows is every entry point that creates a window or pixmap surface:
-// no config has EGL_WINDOW_BIT or EGL_PIXMAP_BIT.
-func noWindows(d C.EGLHandle, cfg C.EGLHandle) C.EGLHandle {
+// noPixmaps is every entry point that creates a pixmap surface: no config
+// has EGL_PIXMAP_BIT.
+func noPixmaps(d C.EGLHandle, cfg C.EGLHandle) C.EGLHandle {
 	dpy.mu.Lock()
 	defer dpy.mu.Unlock()
 	if !checkDisplay(d, true) {
@@ -784,22 +826,48 @@ func noWindows(d C.EGLHandle, cfg C.EGLHandle) C.EGLHandle {
 
 //export eglCreateWindowSurface
 func eglCreateWindowSurface(d, cfg, win C.EGLHandle, attribs *C.EGLint) C.EGLHandle {
-	return noWindows(d, cfg)
+	dpy.mu.Lock()
+	defer dpy.mu.Unlock()
+	// EGLNativeWindowType is the X Window id itself.
+	return createWindowSurface(d, cfg, C.ulong(win), attribList(unsafe.Pointer(attribs), 4))
 }
 
 //export eglCreatePixmapSurface
 func eglCreatePixmapSurface(d, cfg, pix C.EGLHandle, attribs *C.EGLint) C.EGLHandle {
-	return noWindows(d, cfg)
+	return noPixmaps(d, cfg)
+}
+
+// platformWindow reads EGL_KHR_platform_x11's native window: a pointer to
+// the Window id.
+func platformWindow(win unsafe.Pointer) C.ulong {
+	if win == nil {
+		return 0
+	}
+	return *(*C.ulong)(win)
 }
 
 //export eglCreatePlatformWindowSurface
 func eglCreatePlatformWindowSurface(d, cfg C.EGLHandle, win unsafe.Pointer, attribs *C.EGLAttrib) C.EGLHandle {
-	return noWindows(d, cfg)
+	dpy.mu.Lock()
+	defer dpy.mu.Unlock()
+	return createWindowSurface(d, cfg, platformWindow(win), attribList(unsafe.Pointer(attribs), 8))
+}
+
+//export eglCreatePlatformWindowSurfaceEXT
+func eglCreatePlatformWindowSurfaceEXT(d, cfg C.EGLHandle, win unsafe.Pointer, attribs *C.EGLint) C.EGLHandle {
+	dpy.mu.Lock()
+	defer dpy.mu.Unlock()
+	return createWindowSurface(d, cfg, platformWindow(win), attribList(unsafe.Pointer(attribs), 4))
+}
+
+//export eglCreatePlatformPixmapSurfaceEXT
+func eglCreatePlatformPixmapSurfaceEXT(d, cfg C.EGLHandle, pix unsafe.Pointer, attribs *C.EGLint) C.EGLHandle {
+	return noPixmaps(d, cfg)
 }
 
 //export eglCreatePlatformPixmapSurface
 func eglCreatePlatformPixmapSurface(d, cfg C.EGLHandle, pix unsafe.Pointer, attribs *C.EGLAttrib) C.EGLHandle {
-	return noWindows(d, cfg)
+	return noPixmaps(d, cfg)
 }
 
 //export eglCreatePbufferFromClientBuffer
@@ -1086,7 +1154,7 @@ func release() {
 func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 	dpy.mu.Lock()
 	defer dpy.mu.Unlock()
-	if d != displayHandle {
+	if !isDisplay(d) {
 		return setError(eglBadDisplay)
 	}
 	if ch == 0 {
@@ -1132,14 +1200,13 @@ func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 			}
 		}
 	}
-	c.thread, c.draw, c.read = self, ds, rs
+	c.thread, c.draw, c.read, c.display = self, ds, rs, d
 	dfb := gles.DefaultFramebuffer{}
 	if ds != nil {
 		ds.current++
 		rs.current++
-		if ds.color != nil {
-			dfb = gles.DefaultFramebuffer{Width: ds.w, Height: ds.h, Color: ds.color, DepthStencil: ds.zs}
-		}
+		ds.followWindow() // a window's size is read when it is made current
+		dfb = ds.framebuffer()
 	}
 	c.g.SetDefaultFramebuffer(dfb)
 	C.tg_set_current(C.uintptr_t(c.id))
@@ -1179,8 +1246,8 @@ func eglGetCurrentDisplay() C.EGLHandle {
 	dpy.mu.Lock()
 	defer dpy.mu.Unlock()
 	C.tg_set_egl_error(eglSuccess)
-	if currentContext() != nil {
-		return displayHandle
+	if c := currentContext(); c != nil {
+		return c.display
 	}
 	return 0
 }
@@ -1245,6 +1312,9 @@ func eglSwapBuffers(d, sh C.EGLHandle) C.EGLBoolean {
 	// A pbuffer has no front buffer: the swap presents nothing (EGL 1.5
 	// §3.10.1) but, as every swap does, flushes the context's rendering.
 	c.g.Flush()
+	if s.win != nil {
+		return swapWindow(c, s)
+	}
 	return ok()
 }
 
@@ -1268,7 +1338,9 @@ func eglSwapInterval(d C.EGLHandle, interval C.EGLint) C.EGLBoolean {
 	if currentContext() == nil {
 		return setError(eglBadContext)
 	}
-	return ok() // pbuffers are never presented: nothing to pace
+	// Accepted and clamped to [0, 1] (EGL 1.5 §3.10.3). Frames are put into
+	// the window when swapped: XPutImage has no vertical blank to wait for.
+	return ok()
 }
 
 //export eglGetProcAddress

@@ -8,15 +8,17 @@ import (
 
 // buffer is a GL buffer object.
 type buffer struct {
-	name  uint32
-	bound bool // ever bound: IsBuffer is true only then (ES 2.0 §2.9)
-	res   pipe.Resource
-	size  int
-	usage gl.Enum
-	data  []byte // CPU copy of the store: index ranges for client-side vertex arrays (native.go)
+	name    uint32
+	bound   bool // ever bound: IsBuffer is true only then (ES 2.0 §2.9)
+	res     pipe.Resource
+	size    int
+	usage   gl.Enum
+	data    []byte // CPU copy of the store: index ranges for client-side vertex arrays (native.go)
+	mapping        // OES_mapbuffer (mapbuffer.go)
 }
 
 func (b *buffer) release(c *Context) {
+	b.unmapDiscard()
 	if b.res != nil {
 		c.screen.ResourceDestroy(b.res)
 		b.res = nil
@@ -85,6 +87,7 @@ func (c *Context) DeleteBuffer(v gl.Buffer) {
 			c.attribs[i].buffer = nil
 		}
 	}
+	c.detachFromVertexArrays(x) // vao.go
 	x.release(c)
 	delete(c.buffers, v.Value)
 }
@@ -136,6 +139,7 @@ func (c *Context) bufferStore(target gl.Enum, size int, src []byte, usage gl.Enu
 	if b == nil {
 		return
 	}
+	b.unmapDiscard() // a new store ends the mapping of the old one
 	if b.res == nil || b.size != size {
 		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetBuffer, Width: size, Height: 1, Levels: 1,
 			Bind: pipe.BindVertexBuffer | pipe.BindIndexBuffer})
@@ -183,6 +187,9 @@ func (c *Context) BufferSubData(target gl.Enum, offset int, data []byte) {
 
 // GetBufferParameteri returns BUFFER_SIZE or BUFFER_USAGE of the bound buffer.
 func (c *Context) GetBufferParameteri(target, value gl.Enum) int {
+	if value == bufferMappedOES || value == bufferAccessOES {
+		return c.mappingParameter(target, value) // mapbuffer.go
+	}
 	if _, ok := c.bufferBinding(target); !ok || (value != gl.BUFFER_SIZE && value != gl.BUFFER_USAGE) {
 		c.recordError(gl.INVALID_ENUM)
 		return 0

@@ -47,6 +47,10 @@ type DefaultFramebuffer struct {
 	Width, Height int
 	Color         pipe.Resource // RGBA8
 	DepthStencil  pipe.Resource // Z24S8, may be nil
+	// NoStencil: DepthStencil is a depth buffer only (an EGL config with
+	// depth and no stencil). Its stencil bits are then no stencil buffer:
+	// STENCIL_BITS is 0, the stencil test passes and nothing writes them.
+	NoStencil bool
 }
 
 // Context is a GL ES 2.0 context.
@@ -73,6 +77,7 @@ type Context struct {
 	renderbuffer  *renderbuffer
 
 	attribs [maxVertexAttribs]vertexAttrib
+	ext     extState // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
 
 	clearColor   [4]float32
 	clearDepth   float32
@@ -140,6 +145,7 @@ type vertexAttrib struct {
 	offset     int
 	buffer     *buffer
 	current    [4]float32
+	divisor    int // ANGLE_instanced_arrays: advance once per divisor instances (0: per vertex)
 }
 
 // New creates a context drawing through p into the default framebuffer dfb.
@@ -379,7 +385,7 @@ func (c *Context) Scissor(x, y, width, height int32) {
 }
 
 func isBlendEquation(e gl.Enum) bool {
-	return e == gl.FUNC_ADD || e == gl.FUNC_SUBTRACT || e == gl.FUNC_REVERSE_SUBTRACT
+	return e == gl.FUNC_ADD || e == gl.FUNC_SUBTRACT || e == gl.FUNC_REVERSE_SUBTRACT || e == minEXT || e == maxEXT
 }
 
 // BlendEquation sets both blend equations.

@@ -245,6 +245,8 @@ func (c *Context) GetVertexAttribiv(dst []int32, src gl.Attrib, pname gl.Enum) {
 			dst[i] = int32(a.current[i])
 		}
 		return
+	case vertexAttribArrayDivisorANGLE: // instanced.go
+		v = int32(a.divisor)
 	default:
 		c.recordError(gl.INVALID_ENUM)
 		return
@@ -460,7 +462,14 @@ var stencilOps = map[gl.Enum]pipe.StencilOp{
 
 var blendEquations = map[gl.Enum]pipe.BlendEquation{
 	gl.FUNC_ADD: pipe.BlendAdd, gl.FUNC_SUBTRACT: pipe.BlendSubtract, gl.FUNC_REVERSE_SUBTRACT: pipe.BlendReverseSubtract,
+	minEXT: pipe.BlendMin, maxEXT: pipe.BlendMax, // EXT_blend_minmax
 }
+
+// EXT_blend_minmax's blend equations.
+const (
+	minEXT gl.Enum = 0x8007
+	maxEXT gl.Enum = 0x8008
+)
 
 // blendState, dsaState and rasterizerState convert the GL state.
 func (c *Context) blendState() pipe.BlendState {
@@ -580,8 +589,13 @@ func (c *Context) sendVertexState() {
 		if stride == 0 {
 			stride = a.size * vt.Size()
 		}
+		offset := a.offset
+		if a.divisor > 0 { // an instanced array: one element for every vertex of the instance (instanced.go)
+			offset += c.ext.instance / a.divisor * stride
+			stride = 0
+		}
 		elems[i] = pipe.VertexElement{BufferIndex: i, Offset: 0, Type: vt, Components: a.size, Normalized: a.normalized}
-		vbs = append(vbs, pipe.VertexBuffer{Resource: a.buffer.res, Offset: uint32(a.offset), Stride: uint32(stride)})
+		vbs = append(vbs, pipe.VertexBuffer{Resource: a.buffer.res, Offset: uint32(offset), Stride: uint32(stride)})
 	}
 	c.csos.vbs = vbs
 	c.csos.bindVertexElements(elems[:])

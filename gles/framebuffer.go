@@ -436,7 +436,7 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 // hasDepth / hasStencil report whether the bound framebuffer has those buffers.
 func (c *Context) fbBits() (depth, stencil bool) {
 	if c.drawFB == nil {
-		return c.dfb.DepthStencil != nil, c.dfb.DepthStencil != nil
+		return c.dfb.DepthStencil != nil, c.dfb.DepthStencil != nil && !c.dfb.NoStencil
 	}
 	_, _, _, _, d, _ := c.drawFB.att[attDepth].image()
 	_, _, _, _, ds, s := c.drawFB.att[attStencil].image()
@@ -525,6 +525,10 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 // UNSIGNED_BYTE (also the implementation read format). Rows are written
 // bottom row first with PACK_ALIGNMENT padding, as GL specifies.
 func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.Enum) {
+	if format == bgraEXT { // EXT_read_format_bgra (readbgra.go)
+		c.readPixelsBGRA(dst, x, y, width, height, ty)
+		return
+	}
 	if !isBaseFormat(format) || (ty != gl.UNSIGNED_BYTE && ty != gl.UNSIGNED_SHORT_5_6_5 && ty != gl.UNSIGNED_SHORT_4_4_4_4 && ty != gl.UNSIGNED_SHORT_5_5_5_1) {
 		c.recordError(gl.INVALID_ENUM)
 		return

@@ -16,7 +16,7 @@ import (
 // attachment), and NPOT textures with REPEAT/MIRRORED_REPEAT wrapping,
 // mipmaps and GenerateMipmap (levels are floor(size/2^n), as the extension
 // specifies).
-const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker"
+const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker GL_OES_vertex_array_object GL_ANGLE_instanced_arrays GL_EXT_read_format_bgra GL_EXT_discard_framebuffer GL_OES_mapbuffer GL_EXT_blend_minmax"
 
 // derivativesProbe is a fragment shader that uses every function of
 // GL_OES_standard_derivatives; the extension is advertised when the
@@ -76,6 +76,9 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 	}
 	name := func(n uint32) []float64 { return []float64{float64(n)} }
 	hasDepth, hasStencil := c.fbBits()
+	if v, ok := c.extensionState(pname); ok { // vao.go
+		return v, false, true
+	}
 	switch pname {
 	case gl.ACTIVE_TEXTURE:
 		return e(gl.TEXTURE0 + gl.Enum(c.activeUnit)), false, true

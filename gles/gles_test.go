@@ -269,7 +269,7 @@ func TestErrorRules(t *testing.T) {
 		}, gl.INVALID_ENUM},
 		{"ReadPixels unsupported combination", func(c *Context, _ gl.Program) { c.ReadPixels(make([]byte, 16), 0, 0, 1, 1, gl.RGB, gl.UNSIGNED_BYTE) }, gl.INVALID_OPERATION},
 		{"ReadPixels negative", func(c *Context, _ gl.Program) { c.ReadPixels(nil, 0, 0, -1, 1, gl.RGBA, gl.UNSIGNED_BYTE) }, gl.INVALID_VALUE},
-		{"BindVertexArray not implemented", func(c *Context, _ gl.Program) { c.BindVertexArray(gl.VertexArray{Value: 1}) }, gl.INVALID_OPERATION},
+		{"BindVertexArray of a name never generated", func(c *Context, _ gl.Program) { c.BindVertexArray(gl.VertexArray{Value: 1}) }, gl.INVALID_OPERATION},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

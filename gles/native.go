@@ -141,7 +141,11 @@ func (c *Context) withClientArrays(attrs []int, maxIndex int, draw func()) {
 		if stride == 0 {
 			stride = elem
 		}
-		n := maxIndex*stride + elem
+		last := maxIndex
+		if a.divisor > 0 { // an instanced array holds one element per divisor instances (instanced.go)
+			last = (max(c.ext.instances, 1) - 1) / a.divisor
+		}
+		n := last*stride + elem
 		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetBuffer, Width: n, Height: 1, Levels: 1,
 			Bind: pipe.BindVertexBuffer})
 		if err != nil {
@@ -318,7 +322,7 @@ func (c *Context) PixelDataSize(width, height int, format, ty gl.Enum, pack bool
 	}
 	bpp := 0
 	switch ty {
-	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1:
+	case gl.UNSIGNED_SHORT_5_6_5, gl.UNSIGNED_SHORT_4_4_4_4, gl.UNSIGNED_SHORT_5_5_5_1, unsignedShort4444Rev, unsignedShort1555Rev:
 		bpp = 2
 	case gl.UNSIGNED_BYTE:
 		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4, bgraEXT: 4}[format]

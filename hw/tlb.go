@@ -355,6 +355,10 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 				v = src[c]*fs - d[c]*fd
 			case 2:
 				v = d[c]*fd - src[c]*fs
+			case 3: // MIN and MAX ignore the factors (EXT_blend_minmax)
+				v = min(src[c], d[c])
+			case 4:
+				v = max(src[c], d[c])
 			default:
 				v = src[c]*fs + d[c]*fd
 			}

@@ -35,6 +35,8 @@ const (
 	BlendAdd BlendEquation = iota
 	BlendSubtract
 	BlendReverseSubtract
+	BlendMin // min(src, dst), factors ignored (EXT_blend_minmax)
+	BlendMax // max(src, dst)
 )
 
 // BlendFactor scales a blend term.

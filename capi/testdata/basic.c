@@ -21,8 +21,15 @@ int main(void) {
 	/* Config selection: every config is RGBA8888; asking for no depth
 	 * sorts the smallest depth buffer first, asking for depth gives 24. */
 	CHECK(eglGetConfigs(d, NULL, 0, &n) && n >= 2, "eglGetConfigs: %d", n);
-	EGLConfig noDepth = choose(d, 0), withDepth = choose(d, 1);
+	EGLConfig noDepth = choose(d, 0), depthOnly = choose(d, 1), withDepth;
 	EGLint v;
+	/* Depth without stencil sorts first (smaller EGL_STENCIL_SIZE). */
+	CHECK(eglGetConfigAttrib(d, depthOnly, EGL_DEPTH_SIZE, &v) && v == 24, "depth-only config has depth %d", v);
+	CHECK(eglGetConfigAttrib(d, depthOnly, EGL_STENCIL_SIZE, &v) && v == 0, "depth-only config has stencil %d", v);
+	{
+		const EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 1, EGL_STENCIL_SIZE, 1, EGL_NONE};
+		CHECK(eglChooseConfig(d, attrs, &withDepth, 1, &n) && n == 1, "depth+stencil config: n=%d", n);
+	}
 	CHECK(eglGetConfigAttrib(d, noDepth, EGL_DEPTH_SIZE, &v) && v == 0, "depth 0 config has depth %d", v);
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_DEPTH_SIZE, &v) && v == 24, "depth config has depth %d", v);
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_STENCIL_SIZE, &v) && v == 8, "stencil %d", v);
@@ -116,6 +123,34 @@ int main(void) {
 	GLint formats = -1;
 	glGetIntegerv(GL_NUM_SHADER_BINARY_FORMATS, &formats);
 	CHECK(formats == 0, "binary formats %d", formats);
+
+	/* The depth-only config: GL sees no stencil buffer, so a stencil test
+	 * that would reject everything passes (ES 2.0 §4.1.5). */
+	{
+		EGLContext dctx = make_context(d, depthOnly, EGL_NO_CONTEXT);
+		EGLSurface dsurf = make_pbuffer(d, depthOnly, 16, 16);
+		CHECK(eglMakeCurrent(d, dsurf, dsurf, dctx), "depth-only current: 0x%x", eglGetError());
+		GLint sb = -1, db = -1;
+		glGetIntegerv(GL_STENCIL_BITS, &sb);
+		glGetIntegerv(GL_DEPTH_BITS, &db);
+		CHECK(sb == 0 && db == 24, "depth-only surface: stencil bits %d depth bits %d", sb, db);
+		glClearColor(0, 0, 0, 1);
+		glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+		glEnable(GL_STENCIL_TEST);
+		glStencilFunc(GL_NEVER, 0, 0xff);
+		glUseProgram(colour_program());
+		glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, pos); /* the red left half */
+		glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, col);
+		glEnableVertexAttribArray(0);
+		glEnableVertexAttribArray(1);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+		expect_pixel(2, 2, 255, 0, 0, 255, "stencil test without a stencil buffer");
+		expect_pixel(12, 2, 0, 0, 0, 255, "right half untouched");
+		CHECK(glGetError() == GL_NO_ERROR, "depth-only surface raised an error");
+		CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release");
+		CHECK(eglDestroyContext(d, dctx) && eglDestroySurface(d, dsurf), "destroy depth-only");
+		CHECK(eglMakeCurrent(d, surf, surf, ctx), "make current again");
+	}
 
 	/* A surfaceless context (EGL_KHR_surfaceless_context). */
 	EGLContext bare = make_context(d, withDepth, EGL_NO_CONTEXT);

@@ -147,9 +147,11 @@ const (
 	BlendEqAdd             BlendEquation = 0 // ADD
 	BlendEqSubtract        BlendEquation = 1 // SUBTRACT
 	BlendEqReverseSubtract BlendEquation = 2 // REVERSE_SUBTRACT
+	BlendEqMin             BlendEquation = 3 // MIN
+	BlendEqMax             BlendEquation = 4 // MAX
 )
 
-var enumBlendEquation = Enum{Name: "BlendEquation", Values: []string{"ADD", "SUBTRACT", "REVERSE_SUBTRACT"}}
+var enumBlendEquation = Enum{Name: "BlendEquation", Values: []string{"ADD", "SUBTRACT", "REVERSE_SUBTRACT", "MIN", "MAX"}}
 
 // String returns the decoder text of v ("BlendEquation(n)" for undefined values).
 func (v BlendEquation) String() string { return enumBlendEquation.ValueName(uint64(v)) }
