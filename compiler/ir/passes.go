@@ -62,6 +62,8 @@ type IOLayout struct {
 //   - copyprop2, constfold3, cse, dce2: the scalar clean-up.
 //   - constfold4, copyprop3, dce3: small branch-free Ifs, now that DCE
 //     has emptied them, become selects.
+//   - licm: pure instructions of a loop body's top level whose operands
+//     come from outside the loop move before it (LICM).
 var Passes = []Pass{
 	{"inline", func(f *Func, _ *Options) error { return Inline(f) }},
 	{"copyprop", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
@@ -79,6 +81,8 @@ var Passes = []Pass{
 	{"constfold4", func(f *Func, _ *Options) error { ConstFold(f); return nil }},
 	{"copyprop3", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
 	{"dce3", func(f *Func, _ *Options) error { DCE(f); return nil }},
+	// Loops that stayed loops: invariant work runs once, before them.
+	{"licm", func(f *Func, _ *Options) error { LICM(f); return nil }},
 }
 
 func (o *Options) unrollLimit() int {
