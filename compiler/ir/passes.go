@@ -59,7 +59,9 @@ type IOLayout struct {
 //     uniform indices that became constant into static slots.
 //   - lower_io: Vars → hardware intrinsics (needs Options.Layout).
 //   - scalarize: vectors → scalars.
-//   - copyprop2, constfold3, cse, dce2: the scalar clean-up.
+//   - copyprop2, constfold3, cse, dce2: the scalar clean-up; between
+//     constfold3 and cse, strength: integer multiplications by constants
+//     become shifts and adds (StrengthReduce).
 //   - constfold4, copyprop3, dce3: small branch-free Ifs, now that DCE
 //     has emptied them, become selects.
 //   - licm: pure instructions of a loop body's top level whose operands
@@ -75,6 +77,7 @@ var Passes = []Pass{
 	{"scalarize", func(f *Func, _ *Options) error { Scalarize(f); return nil }},
 	{"copyprop2", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
 	{"constfold3", func(f *Func, _ *Options) error { ConstFold(f); return nil }},
+	{"strength", func(f *Func, _ *Options) error { StrengthReduce(f); return nil }},
 	{"cse", func(f *Func, _ *Options) error { CSE(f); return nil }},
 	{"dce2", func(f *Func, _ *Options) error { DCE(f); return nil }},
 	// Again, now that DCE has emptied branches: small Ifs become selects.
