@@ -17,19 +17,37 @@ import (
 //	go test -run CodeSize -v ./compiler -args -deqp=$PWD/../shared/conformance/deqp-gles2
 var deqpCorpus = flag.String("deqp", "", "also report the instruction count of the dEQP `DIR`'s programs")
 
-// variantInstructions links vs and fs and returns the machine instructions
-// of the default variant's three stages, or ok false when it does not build.
-func variantInstructions(vsSrc, fsSrc string) (vsN, csN, fsN int, ok bool) {
+// sizeKeys are the variants TestCodeSize measures: the plain program (the
+// zero Key), with the pre-shader, and the key driver/tg uses for a
+// triangle draw (pre-shader, no points).
+var sizeKeys = []struct {
+	name string
+	key  Key
+}{{"plain", Key{}}, {"pre-shader", Key{PreShader: true}}, {"triangles", Key{PreShader: true, NoPoints: true}}}
+
+// variantSize is the size of one variant: machine instructions per stage,
+// uniform stream words per draw (all stages) and pre-shader outputs.
+type variantSize struct{ vs, cs, fs, uniforms, derived int }
+
+func (s variantSize) instructions() int { return s.vs + s.cs + s.fs }
+
+// variantInstructions links vs and fs and returns the size of each
+// sizeKeys variant, or ok false when it does not build.
+func variantInstructions(vsSrc, fsSrc string) (sizes []variantSize, ok bool) {
 	vs, fs := CompileShader(Vertex, vsSrc), CompileShader(Fragment, fsSrc)
 	p := Link(vs, fs, nil)
 	if !p.OK {
-		return 0, 0, 0, false
+		return nil, false
 	}
-	v, err := p.Variant(Key{})
-	if err != nil {
-		return 0, 0, 0, false
+	for _, k := range sizeKeys {
+		v, err := p.Variant(k.key)
+		if err != nil {
+			return nil, false
+		}
+		sizes = append(sizes, variantSize{v.VS.Stats.Instructions, v.CS.Stats.Instructions, v.FS.Stats.Instructions,
+			len(v.VS.Uniforms) + len(v.CS.Uniforms) + len(v.FS.Uniforms), v.PreShader.Len()})
 	}
-	return v.VS.Stats.Instructions, v.CS.Stats.Instructions, v.FS.Stats.Instructions, true
+	return sizes, true
 }
 
 // TestCodeSize logs the instruction counts the README reports: each bench
@@ -42,12 +60,15 @@ func TestCodeSize(t *testing.T) {
 		{"tex", src["VS_FLAT"], src["FS_TEX"]},
 		{"phong", src["VS_PHONG"], src["FS_PHONG"]},
 	} {
-		vsN, csN, fsN, ok := variantInstructions(p.vs, p.fs)
+		sizes, ok := variantInstructions(p.vs, p.fs)
 		if !ok {
 			t.Errorf("bench program %s does not build", p.name)
 			continue
 		}
-		t.Logf("bench %s: VS %d, CS %d, FS %d instructions", p.name, vsN, csN, fsN)
+		for i, s := range sizes {
+			t.Logf("bench %s, %s: VS %d, CS %d, FS %d instructions; %d uniform words per draw, %d derived by the pre-shader",
+				p.name, sizeKeys[i].name, s.vs, s.cs, s.fs, s.uniforms, s.derived)
+		}
 	}
 	if *deqpCorpus == "" {
 		return
@@ -57,7 +78,8 @@ func TestCodeSize(t *testing.T) {
 		t.Fatalf("no dEQP files in %s", *deqpCorpus)
 	}
 	sort.Strings(files)
-	programs, sum := 0, 0
+	programs := 0
+	sum := make([]variantSize, len(sizeKeys))
 	for _, file := range files {
 		cases, err := deqptest.ParseFile(file)
 		if err != nil {
@@ -68,15 +90,24 @@ func TestCodeSize(t *testing.T) {
 				continue
 			}
 			for _, prog := range c.Programs() {
-				vsN, csN, fsN, ok := variantInstructions(prog.Vertex, prog.Fragment)
+				sizes, ok := variantInstructions(prog.Vertex, prog.Fragment)
 				if !ok {
 					t.Errorf("%s: %s.%s does not build", filepath.Base(file), c.Group, prog.Name)
 					continue
 				}
 				programs++
-				sum += vsN + csN + fsN
+				for i, s := range sizes {
+					sum[i].vs += s.vs
+					sum[i].cs += s.cs
+					sum[i].fs += s.fs
+					sum[i].uniforms += s.uniforms
+					sum[i].derived += s.derived
+				}
 			}
 		}
 	}
-	t.Logf("dEQP corpus: %d programs, %d instructions (VS+CS+FS of the default variant)", programs, sum)
+	for i, s := range sum {
+		t.Logf("dEQP corpus, %s: %d programs, %d instructions (VS %d + CS %d + FS %d); %d uniform words per draw, %d derived",
+			sizeKeys[i].name, programs, s.instructions(), s.vs, s.cs, s.fs, s.uniforms, s.derived)
+	}
 }

@@ -109,4 +109,5 @@ const (
 	UniformStorageAddress = ir.UniformStorageAddress
 	UniformScratchAddress = ir.UniformScratchAddress
 	UniformStreamAddress  = ir.UniformStreamAddress
+	UniformDerived        = ir.UniformDerived // word Index of Variant.PreShader's outputs
 )

@@ -83,8 +83,12 @@ func compileAndLink(src string, frag bool) string {
 	if !p.OK {
 		return ""
 	}
-	if _, err := p.Variant(Key{}); err != nil && strings.Contains(err.Error(), "internal compiler error") {
-		return err.Error()
+	// The plain program and the driver's triangle variant (pre-shader,
+	// no points).
+	for _, k := range []Key{{}, {PreShader: true, NoPoints: true}} {
+		if _, err := p.Variant(k); err != nil && strings.Contains(err.Error(), "internal compiler error") {
+			return err.Error()
+		}
 	}
 	return ""
 }

@@ -34,7 +34,24 @@ type Key struct {
 	// TexSwizzle[i] remaps the channels fetched through Program.Samplers[i]
 	// (for texture formats the descriptor alone cannot express).
 	TexSwizzle [MaxSamplers][4]Channel
+	// NoPoints says the draw rasterises no points (lines or triangles):
+	// the vertex shader's gl_PointSize write is dropped (Variant.
+	// WritesPointSize is false: one output word less per vertex) and
+	// gl_PointCoord reads 0 (undefined outside point draws, GLSL ES 1.00
+	// §7.2). See ir.SpecializeNonPoints.
+	NoPoints bool
+	// PreShader lets the compiler move computations on uniforms and
+	// constants alone into Variant.PreShader, which the driver evaluates
+	// once per draw (when the storage changed) and whose outputs it writes
+	// for UniformDerived stream entries. Without it (the zero Key) no
+	// stream has UniformDerived entries. See ir.HoistUniformExprs.
+	PreShader bool
 }
+
+// PreShader computes a variant's UniformDerived words from the uniform
+// storage on the CPU (ir.HoistUniformExprs describes which work it holds
+// and why its results are the shader's, bit for bit).
+type PreShader = ir.PreShader
 
 // Variant is the machine code of a program for one Key.
 type Variant struct {
@@ -46,6 +63,11 @@ type Variant struct {
 	WritesPointSize     bool
 	FSDiscardsOrWritesZ bool
 	FSThreaded          bool
+	// PreShader is non-nil when a stage reads UniformDerived entries
+	// (only with Key.PreShader): the driver runs PreShader.Eval(storage,
+	// vals, derived) with len(vals) ≥ len(PreShader.Ops) and
+	// len(derived) ≥ PreShader.Len() before writing the streams.
+	PreShader *PreShader
 }
 
 // Binary is one compiled shader stage.
@@ -139,12 +161,37 @@ func (p *Program) compileVariant(key Key) (v *Variant, err error) {
 	v = &Variant{
 		Attributes:      append([]int(nil), p.attributeSlot...),
 		NumVaryings:     p.NumVaryings,
-		WritesPointSize: p.WritesPointSize,
+		WritesPointSize: p.WritesPointSize && !key.NoPoints,
 	}
+	var pre [3]*ir.PreShader
 	stage := func(s ir.Stage, threaded bool) (*Binary, *ir.Func, error) {
 		f, err := p.BuildIR(s, key)
 		if err != nil {
 			return nil, nil, fmt.Errorf("compiler: %s shader: %w", s, err)
+		}
+		if key.NoPoints {
+			ir.SpecializeNonPoints(f, p.WritesPointSize)
+		}
+		if key.PreShader {
+			// Outputs are numbered in compilation order: VS, CS, FS
+			// (the FS may be compiled twice; its second pre-shader
+			// replaces the first).
+			first := 0
+			switch s {
+			case ir.Coordinate:
+				first = pre[0].Len()
+			case ir.Fragment:
+				first = pre[0].Len() + pre[1].Len()
+			}
+			q := ir.HoistUniformExprs(f, first)
+			switch s {
+			case ir.Vertex:
+				pre[0] = q
+			case ir.Coordinate:
+				pre[1] = q
+			default:
+				pre[2] = q
+			}
 		}
 		b, err := backend.Compile(f, backend.Options{Stage: s, Threaded: threaded})
 		if err != nil {
@@ -172,5 +219,32 @@ func (p *Program) compileVariant(key Key) (v *Variant, err error) {
 			v.FSDiscardsOrWritesZ = true
 		}
 	})
+	v.PreShader = joinPreShaders(pre[:])
 	return v, nil
+}
+
+// joinPreShaders concatenates the stages' pre-shaders (whose outputs are
+// already numbered consecutively) into one, or nil when none has outputs.
+func joinPreShaders(stages []*ir.PreShader) *ir.PreShader {
+	var out *ir.PreShader
+	for _, q := range stages {
+		if q.Len() == 0 {
+			continue
+		}
+		if out == nil {
+			out = &ir.PreShader{First: q.First}
+		}
+		base := int32(len(out.Ops))
+		for _, op := range q.Ops {
+			if op.Op != ir.OpConst && op.Op != ir.OpLoadUniform {
+				op.Args[0] += base
+				op.Args[1] += base
+			}
+			out.Ops = append(out.Ops, op)
+		}
+		for _, o := range q.Outputs {
+			out.Outputs = append(out.Outputs, o+base)
+		}
+	}
+	return out
 }

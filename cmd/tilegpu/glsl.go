@@ -48,8 +48,10 @@ func cmdGLSL(args []string) error {
 	dump := fs.String("dump", "", "print the IR after pass `PASS` (\"all\": after every pass); passes: "+passNames())
 	asm := fs.Bool("S", false, "print the machine code of each stage (vertex, coordinate, fragment) with registers and statistics")
 	compileOnly := fs.Bool("c", false, "compile only, do not link (a translation unit without main is then valid)")
+	preShader := fs.Bool("preshader", false, "with -S: move uniform-only work into a per-draw pre-shader (as the driver does) and print it")
+	noPoints := fs.Bool("nopoints", false, "with -S: the variant for line and triangle draws (no gl_PointSize write, gl_PointCoord reads 0)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-c] [-stage vert|frag] [-dump=PASS|all] [-S] FILE...\n")
+		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-c] [-stage vert|frag] [-dump=PASS|all] [-S [-preshader] [-nopoints]] FILE...\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -149,7 +151,7 @@ func cmdGLSL(args []string) error {
 	}
 	if *asm {
 		if prog != nil {
-			return printVariant(prog)
+			return printVariant(prog, compiler.Key{PreShader: *preShader, NoPoints: *noPoints})
 		}
 		for _, f := range files {
 			if err := printStages(f); err != nil {
@@ -248,8 +250,8 @@ func printStages(f *glslFile) error {
 }
 
 // printVariant prints the three stages of a linked program.
-func printVariant(p *compiler.Program) error {
-	v, err := p.Variant(compiler.Key{})
+func printVariant(p *compiler.Program, key compiler.Key) error {
+	v, err := p.Variant(key)
 	if err != nil {
 		return err
 	}
@@ -259,6 +261,9 @@ func printVariant(p *compiler.Program) error {
 		threaded bool
 	}{{"vertex", v.VS, false}, {"coordinate", v.CS, false}, {"fragment", v.FS, v.FSThreaded}} {
 		printBinary("program", s.name, s.threaded, s.b.Listing, s.b.Stats, s.b.Uniforms)
+	}
+	if v.PreShader != nil {
+		fmt.Fprintf(stdout, "=== program: pre-shader (once per draw on the CPU; %d derived words) ===\n%s", v.PreShader.Len(), v.PreShader)
 	}
 	return nil
 }

@@ -16,10 +16,17 @@ type selector struct {
 	cur   *Block
 	depth int
 
-	vals   map[*ir.Instr]Reg
-	tex    map[*ir.Instr]*[4]Reg // texture results by component
-	exec   Reg                   // execution mask temp (0 = active)
-	masked bool                  // some lanes may be inactive here
+	vals map[*ir.Instr]Reg
+	tex  map[*ir.Instr]*[4]Reg // texture results by component
+	// block and pos: the IR block being selected and the index of the
+	// instruction in it (texture batching looks ahead).
+	block []*ir.Instr
+	pos   int
+	// early: instructions of the current block selected ahead of their
+	// place, to compute the coordinates of a batched texture fetch.
+	early  map[*ir.Instr]bool
+	exec   Reg  // execution mask temp (0 = active)
+	masked bool // some lanes may be inactive here
 
 	uses map[*ir.Instr]int // uses of each value (If/Loop conditions count twice)
 	pre  map[*ir.Instr]Reg // values to compute straight into a phi's temp
@@ -523,9 +530,14 @@ func (s *selector) nodes(ns []ir.Node) {
 		}
 		switch n := n.(type) {
 		case *ir.Block:
-			for _, in := range n.Instrs {
+			for i, in := range n.Instrs {
+				if s.early[in] {
+					continue
+				}
+				s.block, s.pos = n.Instrs, i
 				s.instr(in)
 			}
+			s.block = nil
 		case *ir.If:
 			s.ifNode(n)
 		case *ir.Loop:
@@ -901,7 +913,9 @@ func (s *selector) instr(in *ir.Instr) {
 		}
 		s.mov(s.def(in), Spec([2]Special{SpecPointS, SpecPointT}[in.Index]))
 	case ir.OpTexture:
-		s.texture(in)
+		if s.tex[in] == nil { // else fetched early, with an earlier one
+			s.texture(in)
+		}
 	case ir.OpExtract:
 		comps, ok := s.tex[in.Args[0]]
 		if !ok || in.Index < 0 || in.Index > 3 {
@@ -1103,6 +1117,180 @@ func (s *selector) storeOutput(in *ir.Instr) {
 }
 
 func (s *selector) texture(in *ir.Instr) {
+	batch := s.textureBatch(in)
+	if len(batch) == 1 {
+		s.texture1(in)
+		return
+	}
+	// Up to four fetches in flight (hardware.md §7.1: the TMU FIFO holds
+	// four requests): every request is queued before the first result is
+	// popped, so their latencies overlap and a threaded shader switches
+	// once for all of them.
+	args := make([][4]Reg, len(batch))
+	for k, t := range batch {
+		if !s.textureArgsOK(t) {
+			return
+		}
+		for i, a := range t.Args {
+			args[k][i] = s.val(a)
+		}
+	}
+	g := s.p.newGroup()
+	for k, t := range batch {
+		entry := len(s.p.UniformTable)
+		s.p.UniformTable = append(s.p.UniformTable, ir.UniformEntry{Kind: ir.UniformTexture, Index: uint32(t.Index)})
+		s.textureRequest(t, args[k], entry, g)
+	}
+	s.textureResults(batch, g)
+}
+
+// textureBatch returns in and the texture fetches after it in the same IR
+// block that can be queued together with it: at most four in all, each
+// with every operand already selected (so none depends on an earlier
+// fetch or on anything between), stopping at any instruction with an
+// effect or another TMU use (load_storage), and never when the uniform
+// stream is rewound (each fetch then rewinds UNIFORMS_ADDRESS itself).
+func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
+	batch := []*ir.Instr{in}
+	if s.p.ResetUniforms || s.block == nil || s.pos >= len(s.block) || s.block[s.pos] != in {
+		return batch
+	}
+	for _, next := range s.block[s.pos+1:] {
+		if len(batch) == tmuFIFODepth {
+			break
+		}
+		if !next.Op.IsPure() || next.Op == ir.OpLoadStorage {
+			break
+		}
+		if next.Op != ir.OpTexture || s.tex[next] != nil {
+			continue
+		}
+		if deps, ok := s.coordinateDeps(next); ok {
+			for _, d := range deps {
+				if s.early == nil {
+					s.early = map[*ir.Instr]bool{}
+				}
+				s.early[d] = true
+				s.instr(d)
+			}
+			batch = append(batch, next)
+		}
+	}
+	return batch
+}
+
+// coordinateDeps returns the instructions of the current block, after the
+// one being selected, that next's operands need and that have not been
+// selected, in block order — or ok false when one of them is not plain
+// arithmetic (a texture result, a phi, an effect, a memory load), so the
+// fetch cannot move up. Selecting them early changes only the order of
+// pure instructions.
+func (s *selector) coordinateDeps(next *ir.Instr) (deps []*ir.Instr, ok bool) {
+	inBlock := map[*ir.Instr]int{}
+	for i, in := range s.block[s.pos+1:] {
+		inBlock[in] = i
+	}
+	need := map[*ir.Instr]bool{}
+	var visit func(v *ir.Instr) bool
+	visit = func(v *ir.Instr) bool {
+		if _, ok := s.vals[v]; ok || v.Op == ir.OpConst || need[v] {
+			return true
+		}
+		if _, ok := inBlock[v]; !ok || s.early[v] {
+			// Defined elsewhere and not selected: not available.
+			return false
+		}
+		switch v.Op {
+		case ir.OpTexture, ir.OpExtract, ir.OpLoadStorage, ir.OpPhi, ir.OpFDdx, ir.OpFDdy:
+			return false
+		}
+		if !v.Op.IsPure() || s.folded[v] || s.atUse[v] {
+			return false
+		}
+		for _, a := range v.Args {
+			if !visit(a) {
+				return false
+			}
+		}
+		need[v] = true
+		return true
+	}
+	for _, a := range next.Args {
+		if !visit(a) {
+			return nil, false
+		}
+	}
+	for _, in := range s.block[s.pos+1:] {
+		if need[in] {
+			deps = append(deps, in)
+		}
+	}
+	return deps, true
+}
+
+// tmuFIFODepth is how many TMU requests may be outstanding (hardware.md
+// §7.1; compiler/backend.Validate checks it).
+const tmuFIFODepth = 4
+
+func (s *selector) textureArgsOK(in *ir.Instr) bool {
+	want := 2
+	if in.Tex == ir.TexCube {
+		want = 3
+	}
+	if in.Lod != ir.LodAuto {
+		want++
+	}
+	if len(in.Args) != want {
+		s.fail("%%%d: texture with %d arguments, want %d", in.ID, len(in.Args), want)
+		return false
+	}
+	return true
+}
+
+// textureRequest writes one fetch's coordinates (TMU_S last: it queues the
+// request and consumes the descriptor's stream entry).
+func (s *selector) textureRequest(in *ir.Instr, args [4]Reg, entry, g int) {
+	s.mov(Magic(isa.WaddrTMUT), args[1]).Group = g
+	n := 2
+	if in.Tex == ir.TexCube {
+		s.mov(Magic(isa.WaddrTMUR), args[2]).Group = g
+		n = 3
+	}
+	switch in.Lod {
+	case ir.LodBias:
+		s.mov(Magic(isa.WaddrTMUB), args[n]).Group = g
+	case ir.LodExplicit:
+		s.mov(Magic(isa.WaddrTMULOD), args[n]).Group = g
+	}
+	ts := s.mov(Magic(isa.WaddrTMUS), args[0])
+	ts.Group = g
+	ts.Uniform = entry
+}
+
+// textureResults switches threads (when threaded) and pops the four
+// components of each fetch of batch, in request order.
+func (s *selector) textureResults(batch []*ir.Instr, g int) {
+	if s.p.Threaded {
+		th := s.add(newInst(OpThrsw, Reg{}, Reg{}, Reg{}))
+		th.Group = g
+		s.lastThrsw = nil
+		if s.depth == 0 && !(s.masked && s.p.ResetUniforms) {
+			s.lastThrsw = th
+		}
+	}
+	for _, in := range batch {
+		comps := &[4]Reg{}
+		for i := range comps {
+			s.add(newInst(OpLdTMU, Reg{}, Reg{}, Reg{})).Group = g
+			comps[i] = s.p.NewTemp()
+			s.mov(comps[i], R4).Group = g
+		}
+		s.tex[in] = comps
+	}
+}
+
+// texture1 selects a single fetch.
+func (s *selector) texture1(in *ir.Instr) {
 	want := 2
 	if in.Tex == ir.TexCube {
 		want = 3

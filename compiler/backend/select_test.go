@@ -304,8 +304,12 @@ func TestLastThreadSwitch(t *testing.T) {
 		src         string
 		thrsw, last int
 	}{
+		// Independent fetches are queued together (TMU pipelining): one
+		// switch for both.
 		{"two fetches", `precision mediump float; uniform sampler2D s; varying vec2 uv;
-void main(){ gl_FragColor = texture2D(s, uv) + texture2D(s, uv.yx); }`, 1, 1},
+void main(){ gl_FragColor = texture2D(s, uv) + texture2D(s, uv.yx); }`, 0, 1},
+		{"dependent fetches", `precision mediump float; uniform sampler2D s; varying vec2 uv;
+void main(){ vec4 c = texture2D(s, uv); gl_FragColor = texture2D(s, c.xy); }`, 1, 1},
 		{"fetch in an if", `precision mediump float; uniform sampler2D s; varying vec2 uv;
 void main(){ vec4 c = texture2D(s, uv); if (uv.x > 0.5) c += texture2D(s, uv.yx) * c.x; gl_FragColor = c; }`, 1, 1},
 		{"fetch in a loop", `precision mediump float; uniform sampler2D s; varying vec2 uv;
@@ -329,5 +333,41 @@ void main(){ vec4 c = texture2D(s, uv); float x = uv.x; while (x < 1.0) { c += t
 				t.Errorf("single-threaded code switches threads:\n%s", d)
 			}
 		})
+	}
+}
+
+// TestTextureFetchesPipelined: independent fetches of one block are queued
+// together, at most four (the TMU FIFO's depth) before their results are
+// popped; the code runs right (check compares with the IR interpreter) and
+// Validate accepts it.
+func TestTextureFetchesPipelined(t *testing.T) {
+	src := `precision mediump float; uniform sampler2D s; varying vec2 uv;
+void main(){
+	vec4 a = texture2D(s, uv);
+	vec4 b = texture2D(s, uv.yx);
+	vec4 c = texture2D(s, uv * 0.5);
+	vec4 d = texture2D(s, uv + 0.25);
+	vec4 e = texture2D(s, uv - 0.25);
+	gl_FragColor = a + b * c.x + d * e.y;
+}`
+	f := lowerGLSL(t, glsl.Fragment, src)
+	env := texEnv(laneEnv(2))
+	env.Storage = make([]uint32, 8)
+	for _, threaded := range []bool{false, true} {
+		bin := check(t, f, Options{Stage: ir.Fragment, Threaded: threaded}, env)
+		// The longest run of requests before a pop is the FIFO depth.
+		longest, run := 0, 0
+		for _, line := range strings.Split(Disasm(bin.Code), "\n") {
+			if strings.Contains(line, "tmu_s") {
+				run++
+				longest = max(longest, run)
+			}
+			if strings.Contains(line, "ldtmu") {
+				run = 0
+			}
+		}
+		if longest != 4 {
+			t.Errorf("threaded=%v: %d requests queued at most before a pop, want 4:\n%s", threaded, longest, Disasm(bin.Code))
+		}
 	}
 }

@@ -263,6 +263,53 @@ func Check(src string, in *Inputs) error {
 		m.Stage = "backend"
 		return fail("", nil)
 	}
+	return checkPreShader(f, opts, in, env, thread, b, m, fail)
+}
+
+// checkPreShader moves f's uniform-only work into a pre-shader
+// (ir.HoistUniformExprs, as compiler.Program.Variant does with
+// Key.PreShader), evaluates it on the CPU, runs the rest on hw/qpu and
+// requires every output word to be bit-identical to the run without the
+// pre-shader (want), with no SFU tolerance: the CPU must compute exactly
+// what the shader did (+0 and −0 differ here).
+func checkPreShader(f *ir.Func, opts backend.Options, in *Inputs, env *ir.Env, thread int, want *qpu.Batch, m *Mismatch, fail func(string, error) error) error {
+	pre := ir.HoistUniformExprs(f, 0)
+	if pre == nil {
+		return nil
+	}
+	bin, err := backend.Compile(f, opts)
+	if err != nil {
+		return fail("backend (with pre-shader)", err)
+	}
+	m.Listing = bin.Listing + "; pre-shader\n" + pre.String()
+	derived := make([]uint32, pre.Len())
+	pre.Eval(env.Storage, make([]uint32, pre.ValueWords()), derived)
+	penv := *env
+	penv.Derived = derived
+	b, err := execute(bin, in, &penv, thread)
+	if err != nil {
+		return fail("qpu (with pre-shader)", err)
+	}
+	for l := 0; l < Lanes; l++ {
+		if killed, wasKilled := b.Kill&(1<<l) != 0, want.Kill&(1<<l) != 0; killed != wasKilled {
+			m.Lanes = append(m.Lanes, LaneDiff{l, "discard", fmt.Sprint(wasKilled), fmt.Sprint(killed), in.lane(l)})
+			continue
+		}
+		if want.Kill&(1<<l) != 0 {
+			continue
+		}
+		for c := 0; c < 4; c++ {
+			w, g := math.Float32bits(want.Color[c][l]), math.Float32bits(b.Color[c][l])
+			// Bit-identical; two NaNs match whatever their payloads.
+			if w != g && !(math.IsNaN(float64(want.Color[c][l])) && math.IsNaN(float64(b.Color[c][l]))) {
+				m.Lanes = append(m.Lanes, LaneDiff{l, "color." + "rgba"[c:c+1], fmtF(w), fmtF(g), in.lane(l)})
+			}
+		}
+	}
+	if len(m.Lanes) > 0 {
+		m.Stage = "pre-shader"
+		return fail("", nil)
+	}
 	return nil
 }
 
@@ -490,6 +537,11 @@ func execute(bin *backend.Binary, in *Inputs, env *ir.Env, thread int) (*qpu.Bat
 			v = storage[e.Index]
 		case ir.UniformConstant:
 			v = e.Value
+		case ir.UniformDerived:
+			if int(e.Index) >= len(env.Derived) {
+				return nil, fmt.Errorf("uniform stream entry %d reads derived word %d of %d", i, e.Index, len(env.Derived))
+			}
+			v = env.Derived[e.Index]
 		case ir.UniformStorageAddress:
 			v = storageVA
 		case ir.UniformScratchAddress:

@@ -22,6 +22,7 @@ type Env struct {
 	Attributes [][]float32 // [lane][4·slot+comp]
 	Varyings   [][]float32 // [lane][index]
 	Storage    []uint32    // uniform storage; UniformStorage entries read it
+	Derived    []uint32    // pre-shader outputs (PreShader.Eval); UniformDerived entries read it
 	// StorageAddress is the address load_storage sees for Storage[0].
 	StorageAddress uint32
 
@@ -284,6 +285,11 @@ func (it *interp) instr(in *Instr, mask uint64) error {
 				return fmt.Errorf("%w: %s: storage has %d slots", errBadProgram, in, len(env.Storage))
 			}
 			v = env.Storage[in.Uniform.Index]
+		case UniformDerived:
+			if int(in.Uniform.Index) >= len(env.Derived) {
+				return fmt.Errorf("%w: %s: the pre-shader has %d outputs", errBadProgram, in, len(env.Derived))
+			}
+			v = env.Derived[in.Uniform.Index]
 		case UniformConstant:
 			v = in.Uniform.Value
 		case UniformStorageAddress:

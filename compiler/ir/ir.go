@@ -93,6 +93,9 @@ const (
 	// Added by the backend (compiler/backend), never by IR passes:
 	UniformScratchAddress // VA of the stage's scratch (spill) area: the shader record's ScratchAddress
 	UniformStreamAddress  // VA of word 0 of this uniform stream (to rewind it after a branch)
+	// Added by HoistUniformExprs: word Index of the values the pre-shader
+	// (PreShader.Eval) computes from the storage once per draw.
+	UniformDerived
 )
 
 func (k UniformKind) String() string {
@@ -109,6 +112,8 @@ func (k UniformKind) String() string {
 		return "scratch_address"
 	case UniformStreamAddress:
 		return "stream_address"
+	case UniformDerived:
+		return "derived"
 	}
 	return "?"
 }
@@ -116,7 +121,7 @@ func (k UniformKind) String() string {
 // UniformEntry describes one word of a uniform stream.
 type UniformEntry struct {
 	Kind  UniformKind
-	Index uint32 // UniformStorage, UniformTexture: storage slot
+	Index uint32 // UniformStorage, UniformTexture: storage slot; UniformDerived: pre-shader output
 	Value uint32 // UniformConstant: the word
 }
 

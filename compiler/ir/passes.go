@@ -59,9 +59,13 @@ type IOLayout struct {
 //     uniform indices that became constant into static slots.
 //   - lower_io: Vars → hardware intrinsics (needs Options.Layout).
 //   - scalarize: vectors → scalars.
-//   - copyprop2, constfold3, cse, dce2: the scalar clean-up.
+//   - copyprop2, constfold3, cse, dce2: the scalar clean-up; between
+//     constfold3 and cse, strength: integer multiplications by constants
+//     become shifts and adds (StrengthReduce).
 //   - constfold4, copyprop3, dce3: small branch-free Ifs, now that DCE
 //     has emptied them, become selects.
+//   - licm: pure instructions of a loop body's top level whose operands
+//     come from outside the loop move before it (LICM).
 var Passes = []Pass{
 	{"inline", func(f *Func, _ *Options) error { return Inline(f) }},
 	{"copyprop", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
@@ -73,12 +77,15 @@ var Passes = []Pass{
 	{"scalarize", func(f *Func, _ *Options) error { Scalarize(f); return nil }},
 	{"copyprop2", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
 	{"constfold3", func(f *Func, _ *Options) error { ConstFold(f); return nil }},
+	{"strength", func(f *Func, _ *Options) error { StrengthReduce(f); return nil }},
 	{"cse", func(f *Func, _ *Options) error { CSE(f); return nil }},
 	{"dce2", func(f *Func, _ *Options) error { DCE(f); return nil }},
 	// Again, now that DCE has emptied branches: small Ifs become selects.
 	{"constfold4", func(f *Func, _ *Options) error { ConstFold(f); return nil }},
 	{"copyprop3", func(f *Func, _ *Options) error { CopyProp(f); return nil }},
 	{"dce3", func(f *Func, _ *Options) error { DCE(f); return nil }},
+	// Loops that stayed loops: invariant work runs once, before them.
+	{"licm", func(f *Func, _ *Options) error { LICM(f); return nil }},
 }
 
 func (o *Options) unrollLimit() int {

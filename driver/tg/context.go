@@ -80,7 +80,12 @@ type Context struct {
 	blendColor [4]float32
 	stencilRef [2]uint8
 	storage    []uint32
-	vbs        []pipe.VertexBuffer
+	// storageGen counts storage changes (a variant's pre-shader outputs
+	// are current for one context and generation); preShaderRuns counts
+	// pre-shader evaluations (tests).
+	storageGen    uint64
+	preShaderRuns int
+	vbs           []pipe.VertexBuffer
 
 	dirty          dirtyBits
 	lastBaseVertex int
@@ -364,6 +369,7 @@ func (c *Context) SetUniformStorage(slots []uint32) {
 		}
 	}
 	c.storage = append(c.storage[:0], slots...)
+	c.storageGen++
 	c.dirty |= dirtyUniforms
 }
 

@@ -349,13 +349,14 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 	}
 	var vsU, csU, fsU uint32
 	var err error
-	if vsU, err = c.writeUniforms(j, cv.v.VS, descs, scratch, cv.vsScratch); err != nil {
+	c.evalPreShader(cv)
+	if vsU, err = c.writeUniforms(j, cv.v.VS, descs, scratch, cv.vsScratch, cv.derived); err != nil {
 		return err
 	}
-	if csU, err = c.writeUniforms(j, cv.v.CS, descs, scratch, cv.csScratch); err != nil {
+	if csU, err = c.writeUniforms(j, cv.v.CS, descs, scratch, cv.csScratch, cv.derived); err != nil {
 		return err
 	}
-	if fsU, err = c.writeUniforms(j, cv.v.FS, descs, scratch, cv.fsScratch); err != nil {
+	if fsU, err = c.writeUniforms(j, cv.v.FS, descs, scratch, cv.fsScratch, cv.derived); err != nil {
 		return err
 	}
 
@@ -428,7 +429,7 @@ func (c *Context) emitShaderState(j *job, cv *compiledVariant, attrs []attribute
 // writeUniforms appends one stage's uniform stream to the job and returns
 // its offset in the uniforms buffer. The stage's spill area starts at byte
 // scratchOff of scratch (nil when no stage spills).
-func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32, scratch *BO, scratchOff uint32) (uint32, error) {
+func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32, scratch *BO, scratchOff uint32, derived []uint32) (uint32, error) {
 	start := uint32(len(j.unifs))
 	storage := c.storageSlot
 	for i, u := range b.Uniforms {
@@ -439,6 +440,8 @@ func (c *Context) writeUniforms(j *job, b *Binary, descs map[uint32]uint32, scra
 			v = storage(u.Index)
 		case UniformConstant:
 			v = u.Value
+		case UniformDerived:
+			v = derived[u.Index] // checkUniforms bounds Index
 		case UniformTexture:
 			d, ok := descs[storage(u.Index)]
 			if !ok {

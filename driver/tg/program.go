@@ -22,6 +22,12 @@ type compiledVariant struct {
 	vsOff, csOff, fsOff uint32
 	vertexOutputWords   uint8
 
+	// Pre-shader outputs (UniformDerived words) and its value table,
+	// valid for derivedCtx's storage generation derivedGen.
+	derived, preVals []uint32
+	derivedCtx       *Context
+	derivedGen       uint64
+
 	// Spill memory. Each stage addresses its scratch as base +
 	// QPU_NUMBER·(its own ScratchBytesPerThread), so stages with different
 	// per-thread sizes cannot share one base: thread q's vertex area would
@@ -112,7 +118,7 @@ func (c *Context) variant(p *program, key VariantKey) (*compiledVariant, error) 
 		name string
 		b    *Binary
 	}{{"vertex", v.VS}, {"coordinate", v.CS}, {"fragment", v.FS}} {
-		if err := st.b.checkUniforms(st.name); err != nil {
+		if err := st.b.checkUniforms(st.name, derivedLen(v)); err != nil {
 			return nil, err
 		}
 	}
@@ -143,10 +149,33 @@ func (c *Context) variant(p *program, key VariantKey) (*compiledVariant, error) 
 		words++
 	}
 	cv.v, cv.code = v, bo
+	if v.PreShader != nil {
+		cv.derived = make([]uint32, v.PreShader.Len())
+		cv.preVals = make([]uint32, v.PreShader.ValueWords())
+	}
 	cv.vsOff, cv.csOff, cv.fsOff = vsOff, csOff, fsOff
 	cv.vertexOutputWords = uint8(words)
 	p.variants[key] = &cv
 	return &cv, nil
+}
+
+// derivedLen is the number of UniformDerived words v's pre-shader computes.
+func derivedLen(v *Variant) int {
+	if v.PreShader == nil {
+		return 0
+	}
+	return v.PreShader.Len()
+}
+
+// evalPreShader brings cv's derived words up to date with c's uniform
+// storage: the pre-shader runs once per storage change, not per draw.
+func (c *Context) evalPreShader(cv *compiledVariant) {
+	if cv.v.PreShader == nil || (cv.derivedCtx == c && cv.derivedGen == c.storageGen) {
+		return
+	}
+	cv.v.PreShader.Eval(c.storage, cv.preVals, cv.derived)
+	cv.derivedCtx, cv.derivedGen = c, c.storageGen
+	c.preShaderRuns++
 }
 
 // maxScratchBytes bounds a variant's scratch BO; a shader needing more has

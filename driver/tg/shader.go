@@ -28,6 +28,18 @@ type VariantKey struct {
 	PrimitivePoints bool
 }
 
+// PreShader computes a variant's UniformDerived words from the uniform
+// storage on the CPU, once per draw after the storage changed (the
+// compiler's uniform-only expressions, hoisted out of the shaders).
+type PreShader interface {
+	// Len is the number of derived words; ValueWords the length of the
+	// value table Eval works in (the driver owns both buffers, so a draw
+	// allocates nothing).
+	Len() int
+	ValueWords() int
+	Eval(storage, vals, derived []uint32)
+}
+
 // Variant is the machine code of one program variant.
 type Variant struct {
 	VS, CS, FS          *Binary
@@ -36,6 +48,8 @@ type Variant struct {
 	WritesPointSize     bool
 	FSDiscardsOrWritesZ bool
 	FSThreaded          bool
+	// PreShader is nil unless a stream has UniformDerived entries.
+	PreShader PreShader
 }
 
 // UniformKind says what one word of a uniform stream holds.
@@ -53,9 +67,11 @@ const (
 	// UniformStreamAddress is the VA of word 0 of this very stream, for
 	// shaders that rewind UNIFORMS_ADDRESS (uniforms read inside a loop).
 	UniformStreamAddress
+	// UniformDerived is word Index of the variant's PreShader outputs.
+	UniformDerived
 )
 
-var uniformKindNames = [...]string{"storage", "constant", "texture", "storage address", "scratch address", "stream address"}
+var uniformKindNames = [...]string{"storage", "constant", "texture", "storage address", "scratch address", "stream address", "derived"}
 
 func (k UniformKind) String() string {
 	if int(k) < len(uniformKindNames) {
@@ -67,10 +83,13 @@ func (k UniformKind) String() string {
 // checkUniforms reports the first entry of b's stream whose kind the
 // driver cannot write, so a variant fails when it is compiled rather than
 // producing a stream the shader would misread.
-func (b *Binary) checkUniforms(stage string) error {
+func (b *Binary) checkUniforms(stage string, derived int) error {
 	for i, u := range b.Uniforms {
-		if u.Kind > UniformStreamAddress {
+		if u.Kind > UniformDerived {
 			return fmt.Errorf("tg: %s shader uniform stream entry %d has kind %v, which the driver cannot write", stage, i, u.Kind)
+		}
+		if u.Kind == UniformDerived && int(u.Index) >= derived {
+			return fmt.Errorf("tg: %s shader uniform stream entry %d reads derived word %d, but the pre-shader computes %d", stage, i, u.Index, derived)
 		}
 		if u.Kind == UniformScratchAddress && b.ScratchBytesPerThread == 0 {
 			return fmt.Errorf("tg: %s shader uniform stream entry %d asks for the scratch address, but the shader declares no scratch", stage, i)

@@ -188,13 +188,17 @@ func (p *program) StorageSize() int {
 	return p.p.StorageSize
 }
 
-// Variant implements tg.LinkedProgram. Texture swizzles are done by the
-// texture descriptor, so every draw uses the zero compiler.Key.
-func (p *program) Variant(tg.VariantKey) (*tg.Variant, error) {
+// Variant implements tg.LinkedProgram. The compiler key is the draw's
+// primitive class (non-point draws drop gl_PointSize) with the pre-shader
+// enabled (the driver evaluates it). Texture swizzles stay zero: gles
+// converts LUMINANCE, LUMINANCE_ALPHA, ALPHA and BGRA texels to RGBA8 at
+// upload and the texture descriptor's swizzle field supplies the constant
+// alpha of RGB/LUMINANCE, so no texture format changes the code.
+func (p *program) Variant(key tg.VariantKey) (*tg.Variant, error) {
 	if p.p == nil {
 		return nil, errors.New("platform: program did not link")
 	}
-	v, err := p.p.Variant(compiler.Key{})
+	v, err := p.p.Variant(compilerKey(key))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +215,21 @@ func (p *program) Variant(tg.VariantKey) (*tg.Variant, error) {
 		VS: stages[0], CS: stages[1], FS: stages[2],
 		Attributes: v.Attributes, NumVaryings: v.NumVaryings, WritesPointSize: v.WritesPointSize,
 		FSDiscardsOrWritesZ: v.FSDiscardsOrWritesZ, FSThreaded: v.FSThreaded,
+		PreShader: preShader(v.PreShader),
 	}, nil
+}
+
+// compilerKey maps the driver's variant key to the compiler's.
+func compilerKey(k tg.VariantKey) compiler.Key {
+	return compiler.Key{NoPoints: !k.PrimitivePoints, PreShader: true}
+}
+
+// preShader returns p as a tg.PreShader, and a nil interface for nil.
+func preShader(p *compiler.PreShader) tg.PreShader {
+	if p == nil {
+		return nil
+	}
+	return p
 }
 
 // binary converts one stage's code. A uniform kind the driver does not
@@ -236,6 +254,8 @@ func binary(stage string, b *compiler.Binary) (*tg.Binary, error) {
 			k = tg.UniformScratchAddress
 		case compiler.UniformStreamAddress:
 			k = tg.UniformStreamAddress
+		case compiler.UniformDerived:
+			k = tg.UniformDerived
 		default:
 			return nil, fmt.Errorf("platform: %s shader uniform stream entry %d has kind %v (%d), which the driver does not know", stage, i, u.Kind, uint8(u.Kind))
 		}

@@ -115,11 +115,13 @@ func TestUniformKindsConverted(t *testing.T) {
 		{Kind: compiler.UniformStorage, Index: 3}, {Kind: compiler.UniformConstant, Value: 0x3f800000},
 		{Kind: compiler.UniformTexture, Index: 1}, {Kind: compiler.UniformStorageAddress},
 		{Kind: compiler.UniformScratchAddress}, {Kind: compiler.UniformStreamAddress},
+		{Kind: compiler.UniformDerived, Index: 2},
 	}
 	want := []tg.UniformEntry{
 		{Kind: tg.UniformStorage, Index: 3}, {Kind: tg.UniformConstant, Value: 0x3f800000},
 		{Kind: tg.UniformTexture, Index: 1}, {Kind: tg.UniformStorageAddress},
 		{Kind: tg.UniformScratchAddress}, {Kind: tg.UniformStreamAddress},
+		{Kind: tg.UniformDerived, Index: 2},
 	}
 	b, err := binary("fragment", &compiler.Binary{Code: []uint64{1}, Uniforms: entries, ScratchBytesPerThread: 64})
 	if err != nil {
@@ -133,7 +135,7 @@ func TestUniformKindsConverted(t *testing.T) {
 			t.Errorf("entry %d = %+v, want %+v", i, b.Uniforms[i], want[i])
 		}
 	}
-	unknown := compiler.UniformStreamAddress + 1
+	unknown := compiler.UniformDerived + 1
 	_, err = binary("vertex", &compiler.Binary{Uniforms: []compiler.UniformEntry{entries[0], {Kind: unknown}}})
 	if err == nil || !strings.Contains(err.Error(), "vertex shader uniform stream entry 1 has kind") {
 		t.Errorf("unknown kind: %v", err)
