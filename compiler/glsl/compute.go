@@ -46,6 +46,11 @@ func (p *parser) computeExternal() bool {
 	if t.kind != tIdent {
 		return false
 	}
+	if t.text == "shared" && p.unit.Version == 310 {
+		// A keyword in ES 3.10, so never a user's name here.
+		p.skipStatement(t, "shared variables are not supported yet")
+		return true
+	}
 	isLayout := t.text == "layout" && p.peekAt(1).text == "("
 	isBuffer := t.text == "buffer" && p.peekAt(1).kind == tIdent && p.peekAt(2).text == "{"
 	if !isLayout && !isBuffer {

@@ -82,6 +82,8 @@ func TestComputeErrors(t *testing.T) {
 			"ERROR: 0:2: 'out' : only 'layout(local_size_...) in;' is supported yet"},
 		{"storage block not yet", Compute, "#version 310 es\nlayout(local_size_x = 2) in;\nbuffer B { float d[]; };\nvoid main() {}\n",
 			"ERROR: 0:3: 'buffer' : shader storage blocks are not supported yet"},
+		{"shared not yet", Compute, "#version 310 es\nlayout(local_size_x = 2) in;\nshared float s[2];\nvoid main() {}\n",
+			"ERROR: 0:3: 'shared' : shared variables are not supported yet"},
 		{"varying in compute", Compute, "#version 310 es\nlayout(local_size_x = 2) in;\nvarying vec4 v;\nvoid main() {}\n",
 			"ERROR: 0:3: 'varying' : varyings are not allowed in compute shaders"},
 		{"attribute in compute", Compute, "#version 310 es\nlayout(local_size_x = 2) in;\nattribute vec4 a;\nvoid main() {}\n",
