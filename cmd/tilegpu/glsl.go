@@ -44,14 +44,14 @@ type glslFile struct {
 func cmdGLSL(args []string) error {
 	fs := flag.NewFlagSet("glsl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stageFlag := fs.String("stage", "", "shader stage of every FILE: vert or frag (default: from the extension, .vert/.vs or .frag/.fs)")
+	stageFlag := fs.String("stage", "", "shader stage of every FILE: vert, frag or comp (default: from the extension, .vert/.vs, .frag/.fs or .comp)")
 	dump := fs.String("dump", "", "print the IR after pass `PASS` (\"all\": after every pass); passes: "+passNames())
 	asm := fs.Bool("S", false, "print the machine code of each stage (vertex, coordinate, fragment) with registers and statistics")
 	compileOnly := fs.Bool("c", false, "compile only, do not link (a translation unit without main is then valid)")
 	preShader := fs.Bool("preshader", false, "with -S: move uniform-only work into a per-draw pre-shader (as the driver does) and print it")
 	noPoints := fs.Bool("nopoints", false, "with -S: the variant for line and triangle draws (no gl_PointSize write, gl_PointCoord reads 0)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-c] [-stage vert|frag] [-dump=PASS|all] [-S [-preshader] [-nopoints]] FILE...\n")
+		fmt.Fprintf(fs.Output(), "usage: tilegpu glsl [-c] [-stage vert|frag|comp] [-dump=PASS|all] [-S [-preshader] [-nopoints]] FILE...\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -91,7 +91,9 @@ func cmdGLSL(args []string) error {
 		}
 		// Constructs the IR cannot express are compile errors too (as in
 		// compiler.CompileShader); a unit without main has nothing to lower.
-		if unit.Main == nil {
+		// Compute shaders are checked by the front end only: their IR
+		// lowering does not exist yet.
+		if unit.Main == nil || f.stage == glsl.Compute {
 			f.unit = unit
 			continue
 		}
@@ -112,6 +114,26 @@ func cmdGLSL(args []string) error {
 		}
 		return nil
 	}
+	// A compute shader links alone (main and its local size).
+	graphics := files[:0:0]
+	for _, f := range files {
+		if f.stage != glsl.Compute {
+			graphics = append(graphics, f)
+			continue
+		}
+		if *dump != "" || *asm {
+			return fmt.Errorf("%s: -dump and -S are not available for compute shaders yet (no IR lowering)", f.path)
+		}
+		if errs := glsl.LinkStage(f.unit); errs != nil {
+			fmt.Fprintf(stdout, "Linked compute stage (%s)\n", f.path)
+			fmt.Fprint(stdout, errs.InfoLog())
+			failed = true
+		}
+	}
+	if failed {
+		return exitError(2)
+	}
+	files = graphics
 	var prog *compiler.Program
 	if len(files) == 2 && files[0].stage != files[1].stage {
 		vs, fsh := files[0], files[1]
@@ -173,11 +195,13 @@ func shaderStage(path, flag string) (glsl.Stage, error) {
 		return glsl.Vertex, nil
 	case "frag", "fs":
 		return glsl.Fragment, nil
+	case "comp":
+		return glsl.Compute, nil
 	}
 	if flag != "" {
-		return 0, fmt.Errorf("-stage %q: want vert or frag", flag)
+		return 0, fmt.Errorf("-stage %q: want vert, frag or comp", flag)
 	}
-	return 0, fmt.Errorf("%s: cannot tell the stage from the extension (use .vert, .vs, .frag, .fs or -stage)", path)
+	return 0, fmt.Errorf("%s: cannot tell the stage from the extension (use .vert, .vs, .frag, .fs, .comp or -stage)", path)
 }
 
 func passNames() string {

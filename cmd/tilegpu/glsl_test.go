@@ -47,6 +47,7 @@ void main() {
   gl_Position = u_mvp * a_pos;
 }
 `
+	goodComp = "#version 310 es\nlayout(local_size_x = 8, local_size_y = 2) in;\nvoid main() { float f = 1.0; }\n"
 	goodFrag = `precision mediump float;
 varying vec2 v_uv;
 uniform vec4 u_tint;
@@ -93,7 +94,20 @@ func TestGLSL(t *testing.T) {
 		{name: "fragment source as vertex", files: []string{"x.glsl", goodFrag}, flags: []string{"-stage", "vert"}, exit: 2,
 			want: []string{"ERROR: 0:"}},
 		{name: "unknown extension", files: []string{"x.glsl", goodFrag}, exit: -1, wantErr: "cannot tell the stage"},
-		{name: "bad stage flag", files: []string{"x.frag", goodFrag}, flags: []string{"-stage", "geom"}, exit: -1, wantErr: "want vert or frag"},
+		{name: "bad stage flag", files: []string{"x.frag", goodFrag}, flags: []string{"-stage", "geom"}, exit: -1, wantErr: "want vert, frag or comp"},
+		// Compute shaders (GLSL ES 3.10 subset): by .comp or -stage comp,
+		// checked and linked alone; no IR yet, so -dump/-S are refused.
+		{name: "compute by .comp", files: []string{"a.comp", goodComp}, want: []string{"a.comp\n"}, notWant: []string{"ERROR"}},
+		{name: "compute by -stage comp", files: []string{"a.glsl", goodComp}, flags: []string{"-stage", "comp"}, want: []string{"a.glsl\n"}, notWant: []string{"ERROR"}},
+		{name: "compute beside a graphics pair", files: []string{"a.vert", goodVert, "a.frag", goodFrag, "c.comp", goodComp}, notWant: []string{"ERROR"}},
+		{name: "compute over the limit", files: []string{"big.comp", "#version 310 es\nlayout(local_size_x = 129) in;\nvoid main() {}\n"}, exit: 2,
+			want: []string{"ERROR: 0:2: '129' : local size exceeds GL_MAX_COMPUTE_WORK_GROUP_SIZE X = 128"}, errLines: 1},
+		{name: "compute without local size", files: []string{"n.comp", "#version 310 es\nvoid main() {}\n"}, exit: 2,
+			want: []string{"Linked compute stage (n.comp)\n", "ERROR: Linking: 'local_size' : compute shader must declare"}},
+		{name: "compute without local size, -c", files: []string{"n.comp", "#version 310 es\nvoid main() {}\n"}, flags: []string{"-c"}, notWant: []string{"ERROR"}},
+		{name: "ES 1.00 source as compute", files: []string{"a.comp", goodFrag}, exit: 2,
+			want: []string{"ERROR: 0:1: 'compute' : compute shaders require #version 310 es"}},
+		{name: "compute -dump refused", files: []string{"a.comp", goodComp}, flags: []string{"-dump", "all"}, exit: -1, wantErr: "not available for compute shaders yet"},
 		{name: "link ok", files: []string{"a.vert", goodVert, "a.frag", goodFrag}, want: []string{"a.vert\n", "a.frag\n"}, notWant: []string{"ERROR"}},
 		{name: "link order independent", files: []string{"a.frag", goodFrag, "a.vert", goodVert}, notWant: []string{"ERROR"}},
 		{name: "link error", files: []string{"a.vert", goodVert, "b.frag", orphanFrag}, exit: 2,

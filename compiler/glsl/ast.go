@@ -7,11 +7,17 @@ type Stage uint8
 const (
 	Vertex Stage = iota
 	Fragment
+	// Compute is the GLSL ES 3.10 compute subset (compute.go): selected by
+	// #version 310 es, never linked with the other stages.
+	Compute
 )
 
 func (s Stage) String() string {
-	if s == Vertex {
+	switch s {
+	case Vertex:
 		return "vertex"
+	case Compute:
+		return "compute"
 	}
 	return "fragment"
 }
@@ -385,6 +391,10 @@ type TranslationUnit struct {
 	// InvariantAll: gl_Position and gl_PointSize), for Link's rules of
 	// section 4.6.4.
 	InvariantBuiltins map[string]bool
-	// Version is the #version number (100).
+	// Version is the #version number (100, or 310 for a compute shader).
 	Version int
+	// LocalSize is a compute shader's layout(local_size_x/y/z) in
+	// declaration: the workgroup size, each dimension >= 1 (unset
+	// dimensions are 1). Zero for the other stages.
+	LocalSize [3]int
 }

@@ -227,7 +227,7 @@ func (p *parser) builtins() *scope {
 			p.unit.InvariantBuiltins["gl_Position"] = true
 			p.unit.InvariantBuiltins["gl_PointSize"] = true
 		}
-	} else {
+	} else if p.stage == Fragment {
 		v("gl_FragCoord", TypeVec4, StorageLocal, Mediump)
 		v("gl_FrontFacing", TypeBool, StorageLocal, PrecisionNone)
 		v("gl_FragColor", TypeVec4, StorageLocal, Mediump)

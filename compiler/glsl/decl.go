@@ -210,6 +210,9 @@ func (p *parser) external() {
 	if p.accept(";") {
 		return
 	}
+	if p.computeExternal() {
+		return
+	}
 	s := p.declaration(true)
 	if s != nil {
 		p.unit.Decls = append(p.unit.Decls, s)
@@ -316,6 +319,9 @@ func (p *parser) checkStorage(q quals, ty *Type, global bool) {
 			p.errorf(line, "attribute", "attributes must be float, vector or matrix")
 		}
 	case StorageVarying:
+		if p.stage == Compute {
+			p.errorf(line, "varying", "varyings are not allowed in compute shaders")
+		}
 		if !global {
 			p.errorf(line, "varying", "varyings must be declared at global scope")
 		}

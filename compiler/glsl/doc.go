@@ -1,4 +1,6 @@
-// Package glsl is the GLSL ES 1.00 (revision 17) front end of the compiler:
+// Package glsl is the GLSL ES 1.00 (revision 17) front end of the compiler
+// (and the start of GLSL ES 3.10's compute subset, stage Compute: see
+// compute.go):
 // the preprocessor, lexer, parser and semantic checker that turn shader
 // source into a typed AST (TranslationUnit), plus the link-time checks
 // between a vertex and a fragment shader. It is the Mesa GLSL front end of

@@ -78,10 +78,16 @@ func Link(vs, fs *TranslationUnit) ErrorList {
 // one compiles (Parse checks a translation unit, which may define helpers
 // only) and fails here, as glLinkProgram reports it.
 func LinkStage(tu *TranslationUnit) ErrorList {
+	var errs ErrorList
 	if tu.Main == nil {
-		return ErrorList{{Token: "main", Msg: "missing main in " + tu.Stage.String() + " shader", Link: true}}
+		errs = append(errs, Error{Token: "main", Msg: "missing main in " + tu.Stage.String() + " shader", Link: true})
 	}
-	return nil
+	if tu.Stage == Compute && tu.LocalSize == [3]int{} {
+		// GLSL ES 3.10 §4.4.1.1: a program with a compute shader must
+		// declare a fixed local size, or linking fails.
+		errs = append(errs, Error{Token: "local_size", Msg: "compute shader must declare layout(local_size_x = X, local_size_y = Y, local_size_z = Z) in", Link: true})
+	}
+	return errs
 }
 
 // sameTypeAcross compares types from two shaders: structures match by

@@ -231,7 +231,7 @@ func (p *parser) run() {
 	p.builtinScope = p.builtins()
 	p.scopes = []*scope{p.builtinScope, {names: map[string]any{}, precision: map[Kind]Precision{}}}
 	g := p.scopes[1]
-	if p.stage == Vertex {
+	if p.stage == Vertex || p.stage == Compute { // ES 3.10 §4.7.4: compute defaults as vertex
 		g.precision[Float] = Highp
 		g.precision[Int] = Highp
 	} else {

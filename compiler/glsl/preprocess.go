@@ -33,6 +33,8 @@ type preprocessor struct {
 	sawCode      bool    // a non-directive token was seen (for #version and #extension)
 	sawDirective bool
 	version      int
+	versionLine  int // line of a #version 310 es directive
+	stage        Stage
 	extensions   map[string]bool // enabled extensions
 	invariantAll bool
 	lineDelta    int // added to physical line numbers by #line
@@ -60,7 +62,7 @@ func (p *preprocessor) active() bool {
 
 // preprocess runs the preprocessor over src.
 func preprocess(stage Stage, src string, errs *ErrorList) (out []token, version int, exts map[string]bool, invariantAll bool) {
-	p := &preprocessor{errs: errs, macros: map[string]*macro{}, version: 100, extensions: map[string]bool{}}
+	p := &preprocessor{errs: errs, macros: map[string]*macro{}, version: 100, extensions: map[string]bool{}, stage: stage}
 	p.macros["GL_ES"] = &macro{body: []token{{kind: tNumber, text: "1"}}}
 	if stage == Fragment {
 		// highp is supported in fragment shaders (GLSL ES 1.00 4.5.4).
@@ -99,6 +101,9 @@ func preprocess(stage Stage, src string, errs *ErrorList) (out []token, version 
 		p.errorf(f.line, "#if", "unterminated conditional directive")
 	}
 	p.out = append(p.out, token{kind: tEOF, line: lastLine(toks) + p.lineDelta})
+	if stage == Compute && p.version != 310 {
+		p.errorf(1, "compute", "compute shaders require #version 310 es")
+	}
 	return p.out, p.version, p.extensions, p.invariantAll
 }
 
@@ -360,8 +365,25 @@ func (p *preprocessor) directive(line int, toks []token) {
 			p.errorf(line, "#version", "missing version number")
 			return
 		}
+		if args[0].kind == tNumber && args[0].text == "310" {
+			// GLSL ES 3.10 is accepted for its compute subset only
+			// (compute.go); the profile name is mandatory in ES.
+			if len(args) < 2 || args[1].text != "es" {
+				p.errorf(line, "310", "version 310 requires the 'es' profile")
+				return
+			}
+			p.version, p.versionLine = 310, line
+			p.macros["__VERSION__"] = &macro{body: []token{{kind: tNumber, text: "310"}}}
+			if p.stage != Compute {
+				p.errorf(line, "310", "version 310 es is supported for compute shaders only; vertex and fragment shaders are GLSL ES 1.00")
+			}
+			if len(args) > 2 {
+				p.errorf(line, args[2].text, "unexpected tokens after version")
+			}
+			return
+		}
 		if args[0].kind != tNumber || args[0].text != "100" {
-			p.errorf(line, args[0].text, "version not supported; only 100 is")
+			p.errorf(line, args[0].text, "version not supported; only 100 and 310 es (compute shaders) are")
 			return
 		}
 		if len(args) > 1 {
