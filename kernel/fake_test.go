@@ -55,12 +55,13 @@ type fakeGPU struct {
 func (g *fakeGPU) openGate() { g.gateOnce.Do(func() { close(g.gate) }) }
 
 const (
-	scriptFault = 0xFA17
-	scriptHang  = 0x4A46
-	scriptOOM   = 0x0033
-	scriptSlow  = 0x5105 // works for arg milliseconds, advancing the instruction counter
-	scriptCLErr = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
-	scriptGate  = 0x6A7E // works, advancing the instruction counter, until the test calls openGate
+	scriptFault    = 0xFA17
+	scriptHang     = 0x4A46
+	scriptOOM      = 0x0033
+	scriptSlow     = 0x5105 // works for arg milliseconds, advancing the instruction counter
+	scriptCLErr    = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
+	scriptGate     = 0x6A7E // works, advancing the instruction counter, until the test calls openGate
+	scriptGateHang = 0x6A7F // as scriptGate, then hangs as scriptHang
 )
 
 func newFakeGPU(memSize int) *fakeGPU {
@@ -438,11 +439,12 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 					time.Sleep(100 * time.Microsecond)
 				}
 				return
-			case scriptGate:
-				for {
+			case scriptGate, scriptGateHang:
+				for open := false; !open; {
 					select {
 					case <-g.gate:
-						return
+						open = true
+						continue
 					default:
 					}
 					if g.aborted(engineBin, gen) {
@@ -453,6 +455,13 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 					g.mu.Unlock()
 					time.Sleep(200 * time.Microsecond)
 				}
+				if script == scriptGate {
+					return
+				}
+				for !g.aborted(engineBin, gen) {
+					time.Sleep(100 * time.Microsecond)
+				}
+				return
 			case scriptSlow:
 				for end := time.Now().Add(time.Duration(arg) * time.Millisecond); time.Now().Before(end); {
 					if g.aborted(engineBin, gen) {
