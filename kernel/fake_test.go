@@ -43,20 +43,29 @@ type fakeGPU struct {
 	wg          sync.WaitGroup
 	start       time.Time
 	binJobs     int
-	work        uint32     // the QPU instruction counter scriptSlow advances
-	memMu       sync.Mutex // orders the fake engines' memory accesses with each other
+	work        uint32        // the QPU instruction counter scriptSlow advances
+	memMu       sync.Mutex    // orders the fake engines' memory accesses with each other
+	gate        chan struct{} // closed by openGate: ends every scriptGate job
+	gateOnce    sync.Once
 }
 
+// openGate lets every scriptGate job finish. Tests use a gate job instead
+// of a timed one to hold the GPU while they queue a scenario: on a loaded
+// machine a timed hold can end before the scenario is queued.
+func (g *fakeGPU) openGate() { g.gateOnce.Do(func() { close(g.gate) }) }
+
 const (
-	scriptFault = 0xFA17
-	scriptHang  = 0x4A46
-	scriptOOM   = 0x0033
-	scriptSlow  = 0x5105 // works for arg milliseconds, advancing the instruction counter
-	scriptCLErr = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
+	scriptFault    = 0xFA17
+	scriptHang     = 0x4A46
+	scriptOOM      = 0x0033
+	scriptSlow     = 0x5105 // works for arg milliseconds, advancing the instruction counter
+	scriptCLErr    = 0xC1E5 // abandons the IB with CL_ERROR, cause "shader"
+	scriptGate     = 0x6A7E // works, advancing the instruction counter, until the test calls openGate
+	scriptGateHang = 0x6A7F // as scriptGate, then hangs as scriptHang
 )
 
 func newFakeGPU(memSize int) *fakeGPU {
-	g := &fakeGPU{mem: make([]byte, memSize), quit: make(chan struct{}), start: time.Now()}
+	g := &fakeGPU{mem: make([]byte, memSize), quit: make(chan struct{}), gate: make(chan struct{}), start: time.Now()}
 	for e := range g.bell {
 		g.bell[e] = make(chan struct{}, 1)
 		g.wg.Add(1)
@@ -426,6 +435,29 @@ func (g *fakeGPU) bin(m *fakeMMU, list []byte, gen uint64) {
 				g.raise(intrCLError)
 				return
 			case scriptHang:
+				for !g.aborted(engineBin, gen) {
+					time.Sleep(100 * time.Microsecond)
+				}
+				return
+			case scriptGate, scriptGateHang:
+				for open := false; !open; {
+					select {
+					case <-g.gate:
+						open = true
+						continue
+					default:
+					}
+					if g.aborted(engineBin, gen) {
+						return
+					}
+					g.mu.Lock()
+					g.work++
+					g.mu.Unlock()
+					time.Sleep(200 * time.Microsecond)
+				}
+				if script == scriptGate {
+					return
+				}
 				for !g.aborted(engineBin, gen) {
 					time.Sleep(100 * time.Microsecond)
 				}

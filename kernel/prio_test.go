@@ -25,7 +25,9 @@ func signalled(f *File, fn uint64) bool {
 // waitFor polls cond (under d.mu) until it holds or a second passes.
 func waitFor(t testing.TB, d *Device, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(100 * time.Microsecond) {
+	// Generous: the machine running the tests may be loaded; a condition
+	// that holds is seen at once.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Microsecond) {
 		d.mu.Lock()
 		ok := cond()
 		d.mu.Unlock()
@@ -103,18 +105,28 @@ func TestHighPriorityOvertakesNormalQueue(t *testing.T) {
 	const queued = 8
 	var fences []uint64
 	for range queued {
+		// The first job holds the engines until the high job is queued
+		// (with only timed 15 ms jobs, most of them could finish before
+		// that on a loaded machine); the others take 15 ms each, time for
+		// the scheduler to put the high job before them.
 		j := newTestJob(t, normal, 64, 64)
-		j.script(scriptSlow, 15)
+		if len(fences) == 0 {
+			j.script(scriptGate, 0)
+		} else {
+			j.script(scriptSlow, 15)
+		}
 		if err := normal.SubmitCL(&j.args); err != nil {
 			t.Fatal(err)
 		}
 		fences = append(fences, j.args.OutFence)
 	}
+	t.Cleanup(g.openGate)
 	waitFor(t, d, "the normal jobs are in the rings", func() bool { return len(d.inflight[prioNormal]) == min(queued, maxContextInflight) })
 	jh := newTestJob(t, high, 64, 64)
 	if err := high.SubmitCL(&jh.args); err != nil {
 		t.Fatal(err)
 	}
+	g.openGate()
 	if err := wait(t, high, jh.args.OutFence); err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +256,16 @@ func TestNormalWorkNotStarved(t *testing.T) {
 func TestResetReplaysInnocentJobsOfBothPriorities(t *testing.T) {
 	for _, hungPrio := range []Priority{PriorityNormal, PriorityHigh} {
 		t.Run([]string{"hang on normal", "hang on high"}[hungPrio], func(t *testing.T) {
-			d, _ := newTestDevice(t, 50*time.Millisecond)
+			d, g := newTestDevice(t, 50*time.Millisecond)
 			hung := mustOpen(t, d)
 			setPrio(t, hung, hungPrio)
+			// The hung job works (so the watchdog leaves it alone) until
+			// the innocents are queued, then hangs: a plain hang with a
+			// 50 ms timeout could be reset before they were queued on a
+			// loaded machine ("rings before the reset: 0 normal").
 			jh := newTestJob(t, hung, 64, 64)
-			jh.script(scriptHang, 0)
+			jh.script(scriptGateHang, 0)
+			t.Cleanup(g.openGate)
 			if err := hung.SubmitCL(&jh.args); err != nil {
 				t.Fatal(err)
 			}
@@ -269,13 +286,10 @@ func TestResetReplaysInnocentJobsOfBothPriorities(t *testing.T) {
 				innocents = append(innocents, client{f, j})
 			}
 			// Both priorities' rings hold work when the watchdog fires.
-			time.Sleep(5 * time.Millisecond)
-			d.mu.Lock()
-			n0, n1 := len(d.inflight[prioNormal]), len(d.inflight[prioHigh])
-			d.mu.Unlock()
-			if n0 == 0 || n1 == 0 {
-				t.Errorf("rings before the reset: %d normal, %d high jobs", n0, n1)
-			}
+			waitFor(t, d, "both rings hold innocent work", func() bool {
+				return len(d.inflight[prioNormal]) > 0 && len(d.inflight[prioHigh]) > 0
+			})
+			g.openGate()
 			if err := wait(t, hung, jh.args.OutFence); !errors.Is(err, EIO) || !strings.Contains(err.Error(), "engines reset") {
 				t.Errorf("hung job: %v", err)
 			}

@@ -108,11 +108,14 @@ func TestFaultPolicies(t *testing.T) {
 			t.Cleanup(func() { d.Close(); g.Close() })
 			// A gate job, first in the rings, holds the GPU while the
 			// scenario is submitted, so A1 cannot fault before A2, A3 and
-			// B1 are queued behind it.
+			// B1 are queued behind it. It holds until the test opens it
+			// (a 300 ms timed hold ended too early on a loaded machine:
+			// skip-frame/fault then saw A1 fault before A2 was queued).
 			gate := mustOpen(t, d)
 			a, b := mustOpen(t, d), mustOpen(t, d)
 			gj := newTestJob(t, gate, 64, 64)
-			gj.script(scriptSlow, 300)
+			gj.script(scriptGate, 0)
+			t.Cleanup(g.openGate)
 			if err := gate.SubmitCL(&gj.args); err != nil {
 				t.Fatal(err)
 			}
@@ -129,6 +132,7 @@ func TestFaultPolicies(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			g.openGate()
 			for _, c := range []struct {
 				name string
 				f    *File
