@@ -47,6 +47,10 @@ type DefaultFramebuffer struct {
 	Width, Height int
 	Color         pipe.Resource // RGBA8
 	DepthStencil  pipe.Resource // Z24S8, may be nil
+	// Samples is 4 for a multisampled surface (EGL_SAMPLES 4): rendered
+	// with four samples per pixel, resolved into Color when stored; 0
+	// otherwise.
+	Samples int
 }
 
 // Context is a GL ES 2.0 context.
@@ -473,8 +477,8 @@ func (c *Context) Hint(target, mode gl.Enum) {
 	c.hints[target] = mode
 }
 
-// SampleCoverage records the coverage value (multisampling is not
-// implemented, so it has no effect on rendering).
+// SampleCoverage sets GL_SAMPLE_COVERAGE's value and inversion (used by
+// multisampled framebuffers, hardware.md §5.2).
 func (c *Context) SampleCoverage(value float32, invert bool) {
 	c.sampleCov, c.sampleInvert = clamp01(value), invert
 }

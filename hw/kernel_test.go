@@ -176,7 +176,7 @@ type testFrame struct {
 	clear         uint32
 	clearDepth    uint32
 	draws         []testDraw
-	poolExtra     int // bytes of tile-allocation pool beyond the initial blocks
+	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
 	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
 }
 
