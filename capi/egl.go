@@ -143,18 +143,22 @@ const (
 
 // config is an EGLConfig. Only what the GPU renders is advertised: the TG
 // hardware has one colour format (RGBA8) and one depth/stencil format
-// (Z24S8) and no multisample resolve, so RGB888/RGB565 and 4× MSAA
-// configs would report bits and samples that are not there. The default
-// framebuffer has depth and stencil together or neither.
+// (Z24S8), so RGB888/RGB565 configs would report bits that are not there.
+// 4× MSAA configs render with four samples per pixel in the tile buffer,
+// resolved into the surface as tiles are stored (docs/hardware.md §5.2).
+// The default framebuffer has depth and stencil together or neither.
 type config struct {
 	id                  int
 	depth, stencil      int
 	red, green, blue, a int
+	samples             int // EGL_SAMPLES: 0 or 4
 }
 
 var configs = []config{
 	{id: 1, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8},
 	{id: 2, red: 8, green: 8, blue: 8, a: 8},
+	{id: 3, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8, samples: 4},
+	{id: 4, red: 8, green: 8, blue: 8, a: 8, samples: 4},
 	// No depth-only config: its surface would be a Z24S8 buffer whose
 	// stencil GL would report (gles's default framebuffer has both or none).
 }
@@ -183,7 +187,11 @@ func (c *config) attrib(a int) (int, bool) {
 		return eglNone, true
 	case eglConfigID:
 		return c.id, true
-	case eglLevel, eglNativeVisualID, eglSamples, eglSampleBuffers, eglTransparentBlueValue, eglTransparentGreenVal,
+	case eglSamples:
+		return c.samples, true
+	case eglSampleBuffers:
+		return min(c.samples, 1), true
+	case eglLevel, eglNativeVisualID, eglTransparentBlueValue, eglTransparentGreenVal,
 		eglTransparentRedValue, eglMinSwapInterval, eglLuminanceSize, eglAlphaMaskSize:
 		return 0, true
 	case eglMaxSwapInterval:
@@ -1138,7 +1146,7 @@ func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 		ds.current++
 		rs.current++
 		if ds.color != nil {
-			dfb = gles.DefaultFramebuffer{Width: ds.w, Height: ds.h, Color: ds.color, DepthStencil: ds.zs}
+			dfb = gles.DefaultFramebuffer{Width: ds.w, Height: ds.h, Color: ds.color, DepthStencil: ds.zs, Samples: ds.cfg.samples}
 		}
 	}
 	c.g.SetDefaultFramebuffer(dfb)
