@@ -50,6 +50,10 @@ type Config struct {
 	// render list, shader records and the job's memory (for command-stream
 	// decoders such as `tilegpu render -decode`). See kernel.Options.Capture.
 	Capture func(c *kernel.Capture)
+	// Samples is 0 for a single-sampled default framebuffer or 4 for 4×
+	// MSAA: four samples per pixel in the tile buffer, resolved into the
+	// colour buffer as tiles are stored (docs/hardware.md §5.2).
+	Samples int
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.
@@ -81,6 +85,9 @@ func NewContext(cfg Config) (*Context, error) {
 	}
 	if cfg.Cores < 0 || cfg.MemorySize < 0 || cfg.JobTimeout < 0 {
 		return nil, errors.New("tilegpu: Cores, MemorySize and JobTimeout must not be negative")
+	}
+	if cfg.Samples != 0 && cfg.Samples != 4 {
+		return nil, fmt.Errorf("tilegpu: %d samples per pixel (0 or 4)", cfg.Samples)
 	}
 	if !cfg.FaultPolicy.Valid() {
 		return nil, fmt.Errorf("tilegpu: unknown fault policy %d", cfg.FaultPolicy)
@@ -118,7 +125,7 @@ func NewContext(cfg Config) (*Context, error) {
 		c.teardown()
 		return nil, fmt.Errorf("tilegpu: allocating the depth/stencil buffer: %w", err)
 	}
-	c.gl, err = gles.New(c.pctx, gles.DefaultFramebuffer{Width: cfg.Width, Height: cfg.Height, Color: c.color, DepthStencil: c.zs})
+	c.gl, err = gles.New(c.pctx, gles.DefaultFramebuffer{Width: cfg.Width, Height: cfg.Height, Color: c.color, DepthStencil: c.zs, Samples: cfg.Samples})
 	if err != nil {
 		c.teardown()
 		return nil, err

@@ -144,12 +144,14 @@ const (
 
 // config is an EGLConfig. Only what the GPU renders is advertised: the TG
 // hardware has one colour format (RGBA8) and one depth/stencil format
-// (Z24S8) and no multisample resolve, so RGB888/RGB565 and 4× MSAA
-// configs would report bits and samples that are not there.
+// (Z24S8), so RGB888/RGB565 configs would report bits that are not there.
+// 4× MSAA configs render with four samples per pixel in the tile buffer,
+// resolved into the surface as tiles are stored (docs/hardware.md §5.2).
 type config struct {
 	id                  int
 	depth, stencil      int
 	red, green, blue, a int
+	samples             int // EGL_SAMPLES: 0 or 4
 }
 
 var configs = []config{
@@ -159,6 +161,8 @@ var configs = []config{
 	// not see (gles.DefaultFramebuffer.NoStencil). Programs such as
 	// glmark2 ask for depth without stencil and refuse configs with it.
 	{id: 3, red: 8, green: 8, blue: 8, a: 8, depth: 24},
+	{id: 4, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8, samples: 4},
+	{id: 5, red: 8, green: 8, blue: 8, a: 8, samples: 4},
 }
 
 // maxPbuffer is the largest pbuffer side (the kernel's largest render target).
@@ -185,7 +189,11 @@ func (c *config) attrib(a int) (int, bool) {
 		return eglNone, true
 	case eglConfigID:
 		return c.id, true
-	case eglLevel, eglNativeVisualID, eglSamples, eglSampleBuffers, eglTransparentBlueValue, eglTransparentGreenVal,
+	case eglSamples:
+		return c.samples, true
+	case eglSampleBuffers:
+		return min(c.samples, 1), true
+	case eglLevel, eglNativeVisualID, eglTransparentBlueValue, eglTransparentGreenVal,
 		eglTransparentRedValue, eglMinSwapInterval, eglLuminanceSize, eglAlphaMaskSize:
 		return 0, true
 	case eglMaxSwapInterval:

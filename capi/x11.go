@@ -222,7 +222,7 @@ func (s *surface) framebuffer() gles.DefaultFramebuffer {
 		return gles.DefaultFramebuffer{}
 	}
 	return gles.DefaultFramebuffer{Width: s.w, Height: s.h, Color: s.color, DepthStencil: s.zs,
-		NoStencil: s.zs != nil && s.cfg.stencil == 0}
+		NoStencil: s.zs != nil && s.cfg.stencil == 0, Samples: s.cfg.samples}
 }
 
 // resize makes a window surface w×h: new buffers and a new presenter.

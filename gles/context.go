@@ -51,6 +51,10 @@ type DefaultFramebuffer struct {
 	// depth and no stencil). Its stencil bits are then no stencil buffer:
 	// STENCIL_BITS is 0, the stencil test passes and nothing writes them.
 	NoStencil bool
+	// Samples is 4 for a multisampled surface (EGL_SAMPLES 4): rendered
+	// with four samples per pixel, resolved into Color when stored; 0
+	// otherwise.
+	Samples int
 }
 
 // Context is a GL ES 2.0 context.
@@ -480,8 +484,8 @@ func (c *Context) Hint(target, mode gl.Enum) {
 	c.hints[target] = mode
 }
 
-// SampleCoverage records the coverage value (multisampling is not
-// implemented, so it has no effect on rendering).
+// SampleCoverage sets GL_SAMPLE_COVERAGE's value and inversion (used by
+// multisampled framebuffers, hardware.md §5.2).
 func (c *Context) SampleCoverage(value float32, invert bool) {
 	c.sampleCov, c.sampleInvert = clamp01(value), invert
 }

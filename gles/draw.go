@@ -490,7 +490,8 @@ func (c *Context) blendStateRGBA() pipe.BlendState {
 		EquationRGB: blendEquations[c.blendEq[0]], EquationAlpha: blendEquations[c.blendEq[1]],
 		SrcRGB: blendFactors[c.blendFunc[0]], DstRGB: blendFactors[c.blendFunc[1]],
 		SrcAlpha: blendFactors[c.blendFunc[2]], DstAlpha: blendFactors[c.blendFunc[3]],
-		ColorMask: c.colorMask,
+		ColorMask:       c.colorMask,
+		AlphaToCoverage: c.enables[gl.SAMPLE_ALPHA_TO_COVERAGE],
 	}
 }
 
@@ -524,6 +525,10 @@ func (c *Context) rasterizerState() pipe.RasterizerState {
 		OffsetUnits:   c.polyOffset[1],
 		LineWidth:     c.lineWidth,
 		ScissorEnable: c.enables[gl.SCISSOR_TEST] || c.clipsToViewport(),
+
+		SampleCoverage:       c.enables[gl.SAMPLE_COVERAGE],
+		SampleCoverageValue:  c.sampleCov,
+		SampleCoverageInvert: c.sampleInvert,
 	}
 }
 

@@ -13,6 +13,9 @@ type renderbuffer struct {
 	format gl.Enum // internal format as requested; 0 before storage
 	w, h   int
 	res    pipe.Resource
+	// samples is RENDERBUFFER_SAMPLES_EXT: 0, or 4 for a multisampled
+	// renderbuffer (rendered with four samples, stored resolved).
+	samples int
 }
 
 func (r *renderbuffer) release(c *Context) {
@@ -34,6 +37,9 @@ type attachment struct {
 	rb   *renderbuffer
 	tex  *texture
 	face int
+	// samples is TEXTURE_SAMPLES_EXT of a texture attached with
+	// FramebufferTexture2DMultisampleEXT (0 or 4).
+	samples int
 }
 
 func (a attachment) empty() bool { return a.rb == nil && a.tex == nil }
@@ -119,6 +125,12 @@ func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
 // RenderbufferStorage allocates the bound renderbuffer's image. Colour
 // formats are stored as RGBA8, depth and stencil formats as depth24+stencil8.
 func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, height int) {
+	c.renderbufferStorage(target, 0, internalFormat, width, height)
+}
+
+// renderbufferStorage is RenderbufferStorage and
+// RenderbufferStorageMultisampleEXT (samples already validated: 0 or 4).
+func (c *Context) renderbufferStorage(target gl.Enum, samples int, internalFormat gl.Enum, width, height int) {
 	if target != gl.RENDERBUFFER {
 		c.recordError(gl.INVALID_ENUM)
 		return
@@ -154,7 +166,7 @@ func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, hei
 		}
 	}
 	rb.release(c)
-	rb.format, rb.w, rb.h, rb.res = internalFormat, width, height, res
+	rb.format, rb.w, rb.h, rb.res, rb.samples = internalFormat, width, height, res, samples
 }
 
 // GetRenderbufferParameteri reads a parameter of the bound renderbuffer.
@@ -191,6 +203,8 @@ func (c *Context) GetRenderbufferParameteri(target, pname gl.Enum) int {
 		return bitsOf(depth, 24)
 	case gl.RENDERBUFFER_STENCIL_SIZE:
 		return bitsOf(stencil, 8)
+	case renderbufferSamplesEXT:
+		return rb.samples
 	}
 	c.recordError(gl.INVALID_ENUM)
 	return 0
@@ -326,7 +340,7 @@ func (c *Context) FramebufferTexture2D(target, attachment, texTarget gl.Enum, t 
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
-	fb.att[ai].rb, fb.att[ai].tex, fb.att[ai].face = nil, x, face
+	fb.att[ai].rb, fb.att[ai].tex, fb.att[ai].face, fb.att[ai].samples = nil, x, face, 0
 }
 
 // image returns an attachment's resource, size and kind.
@@ -369,6 +383,9 @@ func (fb *framebuffer) status() gl.Enum {
 	if !found {
 		return gl.FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT
 	}
+	if _, ok := fb.samples(); !ok {
+		return framebufferIncompleteMultisampleEXT
+	}
 	// The hardware has one depth/stencil surface: separate depth and
 	// stencil renderbuffers are combined (zsplit.go); other pairs cannot be.
 	d, s := fb.att[attDepth], fb.att[attStencil]
@@ -407,7 +424,7 @@ func (c *Context) checkFramebufferComplete() bool {
 func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 	fb := c.drawFB
 	if fb == nil {
-		s := pipe.FramebufferState{Width: c.dfb.Width, Height: c.dfb.Height, Color: pipe.Surface{Resource: c.dfb.Color}}
+		s := pipe.FramebufferState{Width: c.dfb.Width, Height: c.dfb.Height, Color: pipe.Surface{Resource: c.dfb.Color}, Samples: c.dfb.Samples}
 		if c.dfb.DepthStencil != nil {
 			s.ZS = pipe.Surface{Resource: c.dfb.DepthStencil}
 		}
@@ -430,6 +447,7 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 	if d, st, ok := splitZS(fb); ok {
 		s.ZS = pipe.Surface{Resource: c.combinedZS(fb, d, st)}
 	}
+	s.Samples, _ = fb.samples()
 	return s, true
 }
 
@@ -483,6 +501,10 @@ func (c *Context) GetFramebufferAttachmentParameteri(target, attachment, pname g
 				return int(gl.TEXTURE_CUBE_MAP_POSITIVE_X) + a.face
 			}
 			return 0
+		}
+	case framebufferAttachmentTextureSamplesEXT:
+		if a.tex != nil {
+			return a.samples
 		}
 	}
 	c.recordError(gl.INVALID_ENUM)

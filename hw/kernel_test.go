@@ -176,7 +176,8 @@ type testFrame struct {
 	clear         uint32
 	clearDepth    uint32
 	draws         []testDraw
-	poolExtra     int // bytes of tile-allocation pool beyond the initial blocks
+	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
+	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
 }
 
 type frameResult struct {
@@ -214,7 +215,11 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	t := k.t
 	t.Helper()
 	w, h := fr.width, fr.height
-	tw, th := (w+tileSize-1)/tileSize, (h+tileSize-1)/tileSize
+	ts := tileSize
+	if fr.msaa {
+		ts = tileSizeMSAA
+	}
+	tw, th := (w+ts-1)/ts, (h+ts-1)/ts
 	pool := tw*th*tileBlockFirst + fr.poolExtra
 	if fr.poolExtra == 0 {
 		pool += 64 * tileBlockSize
@@ -224,7 +229,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	vsVA := k.boWith(asm(t, testVS), false)
 
 	var bin cl.Builder
-	cl.Emit(&bin, cl.TileBinningModeConfiguration{TileAllocationAddress: tileVA, TileAllocationSize: uint32(pool), WidthInTiles: uint16(tw), HeightInTiles: uint16(th)})
+	cl.Emit(&bin, cl.TileBinningModeConfiguration{TileAllocationAddress: tileVA, TileAllocationSize: uint32(pool), WidthInTiles: uint16(tw), HeightInTiles: uint16(th), Multisample4x: fr.msaa})
 	cl.Emit(&bin, cl.StartTileBinning{})
 	cl.Emit(&bin, cl.ClipWindow{Left: 0, Bottom: 0, Width: uint16(w), Height: uint16(h)})
 	cl.Emit(&bin, cl.ViewportOffset{X: float32(w) / 2, Y: float32(h) / 2})
@@ -284,7 +289,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	colorVA, color := k.bo(w*h*4, true)
 	zsVA, zs := k.bo(w*h*4, true)
 	var rcl cl.Builder
-	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h)})
+	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa})
 	cl.Emit(&rcl, cl.ClearColors{Color: fr.clear, Depth: fr.clearDepth})
 	for row := 0; row < th; row++ {
 		for col := 0; col < tw; col++ {

@@ -92,7 +92,8 @@ func (w *worker) setupRaster() {
 	// make the test stricter, and a discarded one writes nothing). So a
 	// shader that discards may use it; one that writes TLB_Z may not (its
 	// depth is not the interpolated one), which the program's code decides.
-	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil && !w.fsWritesZ() &&
+	// (Not with samples: earlyDepth tests pixel centres.)
+	r.earlyZ = s.earlyZ && s.depthTest && !s.stencil && !w.cfg.msaa && !w.fsWritesZ() &&
 		(s.depthFunc == 0 || s.depthFunc == 1 || s.depthFunc == 3 || s.depthFunc == 4 || s.depthFunc == 6)
 }
 
@@ -233,6 +234,9 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 	if w.hsr.covering {
 		w.cover(&e0, &e1, &e2, px0, py0, px1, py1)
 		return nil
+	}
+	if w.cfg.msaa {
+		return w.rasterTriMS(&e0, &e1, &e2, a, b, c, flat, line, front)
 	}
 	// The plane equations are set up when the first quad is found covered:
 	// most triangles of a dense mesh cover no pixel centre at all.
@@ -638,6 +642,9 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 	}
 	fb := &w.frag
 	w.fillQuad(x, y, fb.n)
+	if w.cfg.msaa {
+		w.msQuad(fb.n)
+	}
 	fb.mask |= mask << (fb.n * 4)
 	fb.n++
 	if fb.n == 4 {

@@ -45,6 +45,9 @@ type renderState struct {
 	depthOffset, depthTest        bool
 	depthFunc                     uint32
 	zUpdates, earlyZ, stencil     bool
+	// multisample coverage (CONFIGURATION_BITS, msaa.go)
+	a2c, covEnable bool
+	covMask        uint32
 
 	flat                 uint32
 	pointSize, lineWidth float32
@@ -133,6 +136,8 @@ type worker struct {
 	hsr  hsrScan
 
 	rec [maxRecordSize]byte
+
+	ms msaaTile // samples 1..3 with Multisample4x
 }
 
 func newWorker(g *GPU, r *renderer, id int) *worker {
@@ -178,6 +183,9 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 		w.color[i] = j.clear.color
 		w.zs[i] = j.clear.zs
 	}
+	if w.cfg.msaa {
+		w.clearSamples(j.clear.color, j.clear.zs)
+	}
 	clear(w.programs)
 	cl := w.r.cl[j.start:j.end]
 	for off := 0; off < len(cl); {
@@ -193,7 +201,8 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 			err = w.loadStore(rec, true)
 		case opBranchToSubList:
 			skip := 0
-			if !w.g.noHSR {
+			// HSR decides coverage at pixel centres: not with samples.
+			if !w.g.noHSR && !w.cfg.msaa {
 				// A list the scan cannot get through is rendered in order,
 				// so it fails exactly where it always did.
 				if skip, err = w.scanTile(u32(rec, 1), stop); err == errAborted {
@@ -278,6 +287,7 @@ func (w *worker) setState(r []byte) {
 		s.depthOffset, s.depthTest = bit(r, 11), bit(r, 12)
 		s.depthFunc = bits(r, 16, 3)
 		s.zUpdates, s.earlyZ, s.stencil = bit(r, 19), bit(r, 20), bit(r, 21)
+		s.a2c, s.covEnable, s.covMask = bit(r, 25), bit(r, 26), bits(r, 28, 4)
 	case opFlatShadeFlags:
 		s.flat = u32(r, 1)
 	case opPointSize:

@@ -122,6 +122,10 @@ func (w *worker) flushFragments() error {
 	w.perf.qpuInstructions += bt.Instructions
 	w.perf.takeCore(w.core)
 	mask &^= bt.Kill
+	if w.cfg.msaa {
+		w.resolveSamples(mask)
+		return nil
+	}
 	w.resolve(mask)
 	return nil
 }
@@ -434,9 +438,13 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 	var row [maxTileSize * 4]byte
 	for y := w.y0; y < w.y1; y++ {
 		va := addr + uint32(y)*stride + uint32(w.x0)*4
-		line := src[(y-w.y0)*maxTileSize : (y-w.y0)*maxTileSize+n]
+		lo := (y - w.y0) * maxTileSize
+		line := src[lo : lo+n]
 		if store {
 			for i, v := range line {
+				if w.cfg.msaa && buf == 1 {
+					v = w.resolvePixel(lo + i)
+				}
 				binary.LittleEndian.PutUint32(row[i*4:], v)
 			}
 			if f := w.m.write(va, row[:n*4]); f != nil {
@@ -448,6 +456,9 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 			}
 			for i := range line {
 				line[i] = binary.LittleEndian.Uint32(row[i*4:])
+			}
+			if w.cfg.msaa {
+				w.replicateSamples(buf == 2, lo, lo+n)
 			}
 		}
 	}

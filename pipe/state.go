@@ -68,6 +68,9 @@ type BlendState struct {
 	SrcRGB, DstRGB     BlendFactor
 	SrcAlpha, DstAlpha BlendFactor
 	ColorMask          [4]bool // R, G, B, A writes enabled
+	// AlphaToCoverage (GL_SAMPLE_ALPHA_TO_COVERAGE) keeps round(alpha·samples)
+	// of a fragment's samples; only multisampled framebuffers see it.
+	AlphaToCoverage bool
 }
 
 // StencilState is one face of the stencil test.
@@ -95,6 +98,12 @@ type RasterizerState struct {
 	OffsetUnits         float32
 	LineWidth           float32
 	ScissorEnable       bool
+	// SampleCoverage (GL_SAMPLE_COVERAGE) keeps round(value·samples) of
+	// a fragment's samples (the others when inverted); only multisampled
+	// framebuffers see it.
+	SampleCoverage       bool
+	SampleCoverageValue  float32
+	SampleCoverageInvert bool
 }
 
 // Wrap is a texture coordinate wrap mode (docs/hardware.md §6.2).
@@ -199,10 +208,16 @@ type Surface struct {
 
 // FramebufferState is the bound framebuffer: a colour and a depth/stencil
 // surface (either may be empty) and the render size.
+//
+// Samples 4 renders with four samples per pixel in the tile buffer and
+// resolves them when the tile is stored (the surfaces themselves hold one
+// value per pixel: EXT_multisampled_render_to_texture's model); 0 or 1 is
+// single-sampled.
 type FramebufferState struct {
 	Width, Height int
 	Color         Surface
 	ZS            Surface
+	Samples       int
 }
 
 // ViewportState maps normalised device coordinates to window coordinates:

@@ -35,8 +35,11 @@ int main(void) {
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_STENCIL_SIZE, &v) && v == 8, "stencil %d", v);
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_SAMPLES, &v) && v == 0, "samples %d", v);
 	CHECK(!eglGetConfigAttrib(d, withDepth, 0x1234, &v) && eglGetError() == EGL_BAD_ATTRIBUTE, "bad attribute");
-	const EGLint msaa[] = {EGL_SAMPLES, 4, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE};
-	CHECK(eglChooseConfig(d, msaa, NULL, 0, &n) && n == 0, "a 4-sample config is advertised (%d)", n);
+	const EGLint msaa[] = {EGL_SAMPLES, 4, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 24, EGL_NONE};
+	EGLConfig msCfg;
+	CHECK(eglChooseConfig(d, msaa, &msCfg, 1, &n) && n == 1, "no 4-sample D24S8 config (%d)", n);
+	CHECK(eglGetConfigAttrib(d, msCfg, EGL_SAMPLES, &v) && v == 4, "4x config: samples %d", v);
+	CHECK(eglGetConfigAttrib(d, msCfg, EGL_SAMPLE_BUFFERS, &v) && v == 1, "4x config: sample buffers %d", v);
 	const EGLint windowed[] = {EGL_NONE}; /* default EGL_SURFACE_TYPE is EGL_WINDOW_BIT: none here */
 	CHECK(eglChooseConfig(d, windowed, NULL, 0, &n) && n == 0, "window configs: %d", n);
 
@@ -151,6 +154,31 @@ int main(void) {
 		CHECK(eglDestroyContext(d, dctx) && eglDestroySurface(d, dsurf), "destroy depth-only");
 		CHECK(eglMakeCurrent(d, surf, surf, ctx), "make current again");
 	}
+	/* A 4x MSAA pbuffer: GL_SAMPLES 4, and a pixel on a triangle's edge
+	 * resolves to the fraction of its samples covered (2 of 4 here:
+	 * docs/hardware.md §5.2's positions against the edge x + y = 16). */
+	EGLContext msCtx = make_context(d, msCfg, EGL_NO_CONTEXT);
+	EGLSurface msSurf = make_pbuffer(d, msCfg, 16, 16);
+	CHECK(eglMakeCurrent(d, msSurf, msSurf, msCtx), "make the 4x context current: 0x%x", eglGetError());
+	GLint samples = 0;
+	glGetIntegerv(GL_SAMPLES, &samples);
+	CHECK(samples == 4, "GL_SAMPLES %d", samples);
+	GLuint msProg = colour_program();
+	glUseProgram(msProg);
+	static const float msPos[] = {-1, -1, 1, -1, -1, 1};
+	static const unsigned char white[] = {255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, msPos);
+	glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, white);
+	glEnableVertexAttribArray(0);
+	glEnableVertexAttribArray(1);
+	glClearColor(0, 0, 0, 1);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glDrawArrays(GL_TRIANGLES, 0, 3);
+	expect_pixel(5, 10, 128, 128, 128, 255, "4x edge pixel");
+	expect_pixel(2, 2, 255, 255, 255, 255, "4x inside");
+	expect_pixel(12, 12, 0, 0, 0, 255, "4x outside");
+	CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release 4x");
+	CHECK(eglDestroyContext(d, msCtx) && eglDestroySurface(d, msSurf), "destroy 4x");
 
 	/* A surfaceless context (EGL_KHR_surfaceless_context). */
 	EGLContext bare = make_context(d, withDepth, EGL_NO_CONTEXT);

@@ -154,7 +154,7 @@ func (c *Context) flushForeignWriter(r *Resource) error {
 	if w == nil {
 		return nil
 	}
-	key := jobKey{color: surfKey(c.fb.Color), zs: surfKey(c.fb.ZS), width: c.fb.Width, height: c.fb.Height}
+	key := c.fbKey()
 	if w.key == key {
 		return nil
 	}
@@ -226,9 +226,12 @@ func (c *Context) checkAttributes(cv *compiledVariant, maxIndex uint32, baseVert
 func (c *Context) emitState(j *job, cv *compiledVariant) {
 	d := c.dirty
 	hasZS := j.key.zs.res != nil
-	if d&(dirtyRasterizer|dirtyDSA|dirtyProgram|dirtyFramebuffer) != 0 {
+	// Alpha-to-coverage (blend state) is in CONFIGURATION_BITS too, which
+	// only a multisampled job reads.
+	if d&(dirtyRasterizer|dirtyDSA|dirtyProgram|dirtyFramebuffer) != 0 || (d&dirtyBlend != 0 && j.key.samples == 4) {
 		r, z := c.rast.s, c.dsa.s
 		depthTest := z.DepthEnable && hasZS
+		ms := j.key.samples == 4
 		emit(j, cl.ConfigurationBits{
 			EnableForwardFacing: !r.CullFront,
 			EnableReverseFacing: !r.CullBack,
@@ -239,8 +242,12 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 			ZUpdatesEnable:      depthTest && z.DepthWrite,
 			// The hardware decides when early rejection is exact (it
 			// checks the program for TLB_Z writes; discard is fine).
-			EarlyZEnable:  depthTest,
-			StencilEnable: z.StencilEnable && hasZS,
+			EarlyZEnable:          depthTest,
+			StencilEnable:         z.StencilEnable && hasZS,
+			Multisample4x:         ms,
+			SampleAlphaToCoverage: ms && c.blend.s.AlphaToCoverage,
+			SampleCoverageEnable:  ms && r.SampleCoverage,
+			SampleCoverageMask:    sampleCoverageMask(r.SampleCoverageValue, r.SampleCoverageInvert),
 		})
 	}
 	if d&dirtyRasterizer != 0 {
@@ -581,4 +588,16 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
+}
+
+// sampleCoverageMask is GL_SAMPLE_COVERAGE's mask of four samples:
+// round(value·4) of them (sample 0 first, the order alpha-to-coverage
+// uses in hardware.md §5.2), or the others when inverted.
+func sampleCoverageMask(value float32, invert bool) uint8 {
+	n := int(min(max(value, 0), 1)*4 + 0.5)
+	m := uint8(1<<n - 1)
+	if invert {
+		m = ^m & 0xF
+	}
+	return m
 }

@@ -12,6 +12,18 @@ import (
 // tileSize is the hardware's tile edge in pixels (docs/hardware.md §4.2).
 const tileSize = 64
 
+// tileSizeMSAA is the tile edge with four samples per pixel.
+const tileSizeMSAA = 32
+
+// fbKey is the job key of the bound framebuffer.
+func (c *Context) fbKey() jobKey {
+	k := jobKey{color: surfKey(c.fb.Color), zs: surfKey(c.fb.ZS), width: c.fb.Width, height: c.fb.Height}
+	if c.fb.Samples == 4 {
+		k.samples = 4
+	}
+	return k
+}
+
 // uploadChunk is the size of a job's streaming-upload BO (generic attribute
 // values); 64 KiB holds 4096 vec4s, far more than a frame of
 // glVertexAttrib4f calls needs.
@@ -26,6 +38,7 @@ type surfaceKey struct {
 type jobKey struct {
 	color, zs     surfaceKey
 	width, height int
+	samples       int // 0 or 4 (pipe.FramebufferState.Samples)
 }
 
 // job is everything one SUBMIT_CL needs (vc4_job): the three buffers, the
@@ -80,12 +93,15 @@ func (c *Context) currentJob() (*job, error) {
 	if c.cur != nil {
 		return c.cur, nil
 	}
-	key := jobKey{color: surfKey(c.fb.Color), zs: surfKey(c.fb.ZS), width: c.fb.Width, height: c.fb.Height}
+	key := c.fbKey()
 	if key.color.res == nil && key.zs.res == nil {
 		return nil, fmt.Errorf("tg: no framebuffer bound")
 	}
 	if key.width < 1 || key.height < 1 || key.width > maxFBSize || key.height > maxFBSize {
 		return nil, fmt.Errorf("tg: framebuffer size %dx%d out of range", key.width, key.height)
+	}
+	if c.fb.Samples != 0 && c.fb.Samples != 1 && c.fb.Samples != 4 {
+		return nil, fmt.Errorf("tg: %d samples per pixel (the hardware has 1 or 4)", c.fb.Samples)
 	}
 	if j := c.jobs[key]; j != nil {
 		c.cur = j
@@ -131,10 +147,14 @@ func (c *Context) currentJob() (*job, error) {
 		j.zsBO = key.zs.res.bo
 		j.boRef(j.zsBO, BORead|BOWrite)
 	}
-	wt := uint16((key.width + tileSize - 1) / tileSize)
-	ht := uint16((key.height + tileSize - 1) / tileSize)
+	ts := tileSize
+	if key.samples == 4 {
+		ts = tileSizeMSAA
+	}
+	wt := uint16((key.width + ts - 1) / ts)
+	ht := uint16((key.height + ts - 1) / ts)
 	// The kernel owns tile-allocation memory and fills the address and size.
-	emit(j, cl.TileBinningModeConfiguration{WidthInTiles: wt, HeightInTiles: ht})
+	emit(j, cl.TileBinningModeConfiguration{WidthInTiles: wt, HeightInTiles: ht, Multisample4x: key.samples == 4})
 	emit(j, cl.StartTileBinning{})
 	// State the driver never changes: once per job.
 	emit(j, cl.FlatShadeFlags{})

@@ -484,3 +484,18 @@ func TestFullJobIsSplit(t *testing.T) {
 		t.Errorf("draw did not go to a fresh job")
 	}
 }
+
+func TestSampleCoverageMask(t *testing.T) {
+	for _, tc := range []struct {
+		value  float32
+		invert bool
+		want   uint8
+	}{
+		{1, false, 0xF}, {0, false, 0}, {0.5, false, 0x3}, {0.25, false, 0x1}, {0.75, false, 0x7},
+		{0.25, true, 0xE}, {1, true, 0}, {-1, false, 0}, {2, false, 0xF},
+	} {
+		if got := sampleCoverageMask(tc.value, tc.invert); got != tc.want {
+			t.Errorf("sampleCoverageMask(%v, %v) = %#x, want %#x", tc.value, tc.invert, got, tc.want)
+		}
+	}
+}

@@ -1514,16 +1514,19 @@ var layoutGLShaderState = Layout{
 
 // ConfigurationBits is the control-list record CONFIGURATION_BITS.
 type ConfigurationBits struct {
-	EnableForwardFacing bool
-	EnableReverseFacing bool
-	ClockwisePrimitives bool
-	EnableDepthOffset   bool
-	DepthTestEnable     bool
-	DepthFunc           CompareFunc
-	ZUpdatesEnable      bool
-	EarlyZEnable        bool
-	StencilEnable       bool
-	Multisample4x       bool
+	EnableForwardFacing   bool
+	EnableReverseFacing   bool
+	ClockwisePrimitives   bool
+	EnableDepthOffset     bool
+	DepthTestEnable       bool
+	DepthFunc             CompareFunc
+	ZUpdatesEnable        bool
+	EarlyZEnable          bool
+	StencilEnable         bool
+	Multisample4x         bool
+	SampleAlphaToCoverage bool
+	SampleCoverageEnable  bool
+	SampleCoverageMask    uint8
 }
 
 // Opcode returns OpConfigurationBits.
@@ -1538,7 +1541,7 @@ func (r ConfigurationBits) Pack(dst []byte) {
 	dst[0] = OpConfigurationBits
 	dst[1] = byte(b2u(r.EnableForwardFacing)) | byte(b2u(r.EnableReverseFacing)<<1) | byte(b2u(r.ClockwisePrimitives)<<2) | byte(b2u(r.EnableDepthOffset)<<3) | byte(b2u(r.DepthTestEnable)<<4)
 	dst[2] = byte((uint32(r.DepthFunc) & 0x7)) | byte(b2u(r.ZUpdatesEnable)<<3) | byte(b2u(r.EarlyZEnable)<<4) | byte(b2u(r.StencilEnable)<<5)
-	dst[3] = byte(b2u(r.Multisample4x))
+	dst[3] = byte(b2u(r.Multisample4x)) | byte(b2u(r.SampleAlphaToCoverage)<<1) | byte(b2u(r.SampleCoverageEnable)<<2) | byte((uint32(r.SampleCoverageMask)&0xf)<<4)
 }
 
 // Unpack decodes a packed CONFIGURATION_BITS from src, which must hold at least SizeConfigurationBits bytes and start with OpConfigurationBits.
@@ -1560,6 +1563,9 @@ func (r *ConfigurationBits) Unpack(src []byte) error {
 	r.EarlyZEnable = src[2]>>4&0x1 != 0
 	r.StencilEnable = src[2]>>5&0x1 != 0
 	r.Multisample4x = src[3]&0x1 != 0
+	r.SampleAlphaToCoverage = src[3]>>1&0x1 != 0
+	r.SampleCoverageEnable = src[3]>>2&0x1 != 0
+	r.SampleCoverageMask = src[3] >> 4 & 0xf
 	return nil
 }
 
@@ -1595,8 +1601,11 @@ var layoutConfigurationBits = Layout{
 		{Name: "EarlyZEnable", Text: "early_z_enable", Start: 20, Width: 1, Kind: KindBool},
 		{Name: "StencilEnable", Text: "stencil_enable", Start: 21, Width: 1, Kind: KindBool},
 		{Name: "Multisample4x", Text: "multisample4x", Start: 24, Width: 1, Kind: KindBool},
+		{Name: "SampleAlphaToCoverage", Text: "sample_alpha_to_coverage", Start: 25, Width: 1, Kind: KindBool},
+		{Name: "SampleCoverageEnable", Text: "sample_coverage_enable", Start: 26, Width: 1, Kind: KindBool},
+		{Name: "SampleCoverageMask", Text: "sample_coverage_mask", Start: 28, Width: 4, Kind: KindUint, Hex: true},
 	},
-	Reserved: []byte{0x00, 0xe0, 0xc0, 0xfe},
+	Reserved: []byte{0x00, 0xe0, 0xc0, 0x08},
 }
 
 // FlatShadeFlags is the control-list record FLAT_SHADE_FLAGS.
