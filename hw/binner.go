@@ -292,6 +292,7 @@ func (b *binner) emit(t *binTile, rec []byte) error {
 		return f
 	}
 	t.next += uint32(len(rec))
+	b.perf.ctr[CtrBinBytesWritten] += uint64(len(rec))
 	return nil
 }
 
@@ -481,6 +482,8 @@ func (b *binner) shadeVertices() error {
 		}
 		b.perf.qpuInstructions += bt.Instructions
 		b.perf.vertices += uint64(cnt)
+		b.perf.ctr[CtrCSInstructions] += bt.Instructions
+		b.perf.ctr[CtrCSVertices] += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]
 			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]
@@ -558,6 +561,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		return nil
 	}
 	b.primCount++
+	b.perf.ctr[CtrBinPrimitives]++
 	if b.primCount&1023 == 0 {
 		if b.e.aborted(b.gen) {
 			return errAborted
@@ -595,11 +599,13 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	for k := 0; k < nv; k++ {
 		for c := 0; c < 4; c++ {
 			if pts[k][c] != pts[k][c] {
+				b.perf.ctr[CtrBinRejected]++
 				return nil
 			}
 		}
 	}
 	if and != 0 {
+		b.perf.ctr[CtrBinRejected]++
 		return nil
 	}
 	var minX, minY, maxX, maxY float32
@@ -621,6 +627,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		}
 	} else {
 		// Clip against near/far/w to bound the visible part.
+		b.perf.ctr[CtrBinClipped]++
 		var poly [3]clipVert
 		for k := 0; k < nv; k++ {
 			poly[k].pos = *pts[k]
@@ -628,11 +635,13 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		b.clip.nvary = 0
 		out := b.clip.clip(poly[:nv], outNear|outFar|outW)
 		if len(out) == 0 && kind == tilePrimTriangle {
+			b.perf.ctr[CtrBinRejected]++
 			return nil
 		}
 		if kind != tilePrimTriangle && len(out) == 0 {
 			// Points and lines: keep those with any vertex in front.
 			if or&outW != 0 && and&outW != 0 {
+				b.perf.ctr[CtrBinRejected]++
 				return nil
 			}
 			for k := 0; k < nv; k++ {
@@ -671,9 +680,11 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 				front = !front
 			}
 			if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
+				b.perf.ctr[CtrBinCulled]++
 				return nil
 			}
 		} else if !s.cfgForward && !s.cfgReverse {
+			b.perf.ctr[CtrBinCulled]++
 			return nil
 		}
 		b.perf.triangles++
@@ -694,13 +705,16 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		cr, ct = min(cr, s.clipL+s.clipW), min(ct, s.clipB+s.clipH)
 	}
 	if !(fx1 >= float64(cl) && fx0 < float64(cr) && fy1 >= float64(cb) && fy0 < float64(ct)) {
+		b.perf.ctr[CtrBinRejected]++
 		return nil // also rejects NaN bounds
 	}
 	x0, x1 := max(int(math.Max(fx0, float64(cl))), cl), min(int(math.Min(fx1, float64(cr-1))), cr-1)
 	y0, y1 := max(int(math.Max(fy0, float64(cb))), cb), min(int(math.Min(fy1, float64(ct-1))), ct-1)
 	if x0 > x1 || y0 > y1 {
+		b.perf.ctr[CtrBinRejected]++
 		return nil
 	}
+	b.perf.ctr[CtrBinBinned]++
 	var rec [14]byte
 	rec[0] = opTilePrimitive
 	rec[1] = kind
@@ -718,6 +732,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 			if err := b.emit(t, rec[:]); err != nil {
 				return err
 			}
+			b.perf.ctr[CtrBinTileRefs]++
 		}
 	}
 	return nil

@@ -55,6 +55,8 @@ type GPU struct {
 	perf struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
 	}
+	// counters is the counter block (perf.go), PERF_COUNTER(c).
+	counters [NumCounters]atomic.Uint64
 
 	render *renderer
 
@@ -278,6 +280,13 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if e, p, off, ok := decodeRingReg(r); ok {
 		return g.engines[e].readReg(p, off)
 	}
+	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
+		v := g.counters[(r-regPerfCounterBase)/8].Load()
+		if r%8 != 0 {
+			return uint32(v >> 32)
+		}
+		return uint32(v)
+	}
 	if r >= cpStatusRegBase && r < cpStatusRegBase+4*numEngines && r%4 == 0 {
 		return g.engines[(r-cpStatusRegBase)/4].status.Load()
 	}
@@ -346,6 +355,8 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return hi(&g.perf.vertices)
 	case RegNumCores:
 		return uint32(g.cores)
+	case RegNumCounters:
+		return uint32(NumCounters)
 	case RegNumQPUs:
 		return uint32(g.numQPUs())
 	}
@@ -361,6 +372,7 @@ func (g *GPU) numQPUs() int { return g.cores + 1 }
 // binner kept one cache line bouncing between the host cores.
 type perfCounts struct {
 	qpuInstructions, triangles, fragments, vertices uint64
+	ctr                                             [NumCounters]uint64
 }
 
 func (p *perfCounts) flushTo(g *GPU) {
@@ -375,6 +387,11 @@ func (p *perfCounts) flushTo(g *GPU) {
 	}
 	if p.vertices != 0 {
 		g.perf.vertices.Add(p.vertices)
+	}
+	for i, v := range p.ctr {
+		if v != 0 {
+			g.counters[i].Add(v)
+		}
 	}
 	*p = perfCounts{}
 }

@@ -119,6 +119,7 @@ func (w *worker) drawPrim(p *segPrim) error {
 	if r.x0 >= r.x1 || r.y0 >= r.y1 {
 		return nil
 	}
+	w.perf.ctr[CtrPrimitives]++
 	switch p.kind {
 	case tilePrimTriangle:
 		return w.drawTriangle(p)
@@ -482,9 +483,11 @@ func (w *worker) drawLine(p *segPrim) error {
 // shader's derivatives need the whole quad).
 func (w *worker) emitQuad(x, y int, mask uint16) error {
 	r := &w.ras
+	w.perf.ctr[CtrQuads]++
 	if r.earlyZ {
 		mask = w.earlyDepth(x, y, mask)
 		if mask == 0 {
+			w.perf.ctr[CtrQuadsEarlyZKilled]++
 			return nil
 		}
 	}

@@ -167,6 +167,7 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 			return err
 		}
 	}
+	w.perf.ctr[CtrTiles]++
 	return nil
 }
 
@@ -424,6 +425,8 @@ func (w *worker) shadeVertices() error {
 		}
 		w.perf.qpuInstructions += bt.Instructions
 		w.perf.vertices += uint64(cnt)
+		w.perf.ctr[CtrVSInstructions] += bt.Instructions
+		w.perf.ctr[CtrVSVertices] += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			o := w.vout[(s+l)*w.vstride:]
 			o[0], o[1], o[2], o[3] = bt.VPMOut[l], bt.VPMOut[16+l], bt.VPMOut[32+l], bt.VPMOut[48+l]

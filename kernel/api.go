@@ -25,6 +25,12 @@ type Options struct {
 	// valid only during the call.
 	Capture func(*Capture)
 
+	// OnRetire, when set, is called with every job's JobInfo (times and
+	// counters) as its fence signals — for tracers (tilegpu's -trace).
+	// Like Capture it runs with the device lock held and must not call
+	// back into the kernel; the JobInfo is valid only during the call.
+	OnRetire func(*JobInfo)
+
 	// starveLimit overrides how long a normal-priority job may head its
 	// ring without retiring before the dispatcher stops adding
 	// high-priority work (default defaultStarveLimit).
@@ -181,7 +187,10 @@ type SubmitCLArgs struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
-	OutFence      uint64 // out
+	// PerfMon, when nonzero, is a perf monitor of this File
+	// (PerfMonCreate) that adds the job's counters when it retires.
+	PerfMon  uint32
+	OutFence uint64 // out
 }
 
 // WaitArgs is the argument of File.Wait. Timeout 0 polls; a negative

@@ -110,6 +110,12 @@ type gpuContext struct {
 	deferred   []deferredFree
 	fenceRuns  []fenceRun // the fence numbers issued to it (fences.go)
 	charged    uint32     // pages charged to it (quota.go)
+	// Observability (perf.go): perf monitors by id, and the JobInfo of
+	// its last jobHistory retired jobs.
+	perfMons    map[uint32]*perfMon
+	nextPerfMon uint32
+	history     [jobHistory]JobInfo
+	historyNext int
 }
 
 // deferredFree is physical memory and GPU VA of a context that was

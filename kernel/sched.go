@@ -185,7 +185,9 @@ func (d *Device) finishJob(j *job, err *Error) {
 
 // signalJob completes j's fence with err (nil for success).
 func (d *Device) signalJob(j *job, err *Error) {
+	d.recordJob(j, err)
 	fc := j.fence
+	fc.job = nil
 	fc.err = err
 	close(fc.done)
 	delete(d.pending, fc.seqno)
@@ -388,8 +390,8 @@ func (d *Device) dispatch() {
 // keeps free besides: the marker NOP a reset writes, and one word so that
 // a full ring never looks empty (RPTR = WPTR).
 var jobRingBytes = [numEngines]uint64{
-	engineBin:    4 * (cl.RingWordsSetContext + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
-	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineBin:    4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
+	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
 }
 
 const ringReserve = 4*cl.RingWordsNop + 4
@@ -458,12 +460,25 @@ func (d *Device) emit(j *job) {
 	}
 	sem := MemstoreVA + memstoreBinSemAt(p)
 	setCtx := cl.RingSetContext{CtxID: c.id, PageTable: c.as.l1}
+	// Start- and end-of-pipe records around each IB (perf.go).
+	rep := j.tile.va + j.reportOff
+	sop := func(e int) cl.RingEventWrite {
+		return cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(e, false)}
+	}
+	eop := func(e int) cl.RingEventWrite {
+		return cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(e, true)}
+	}
+	j.submittedAt = d.gpuTime()
 	put(engineBin, setCtx)
+	put(engineBin, sop(engineBin))
 	put(engineBin, cl.RingIndirectBuffer{Address: j.binVA, Size: j.binSize})
+	put(engineBin, eop(engineBin))
 	put(engineBin, cl.RingSignal{Address: sem, Value: seq})
 	put(engineRender, setCtx)
 	put(engineRender, cl.RingWaitMem{Address: sem, Reference: seq})
+	put(engineRender, sop(engineRender))
 	put(engineRender, cl.RingIndirectBuffer{Address: j.rclVA, Size: j.rclSize})
+	put(engineRender, eop(engineRender))
 	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqnoAt(p), Value: seq})
 	for e := range j.ringEnd {
 		j.ringEnd[e] = d.rings[e][p].submitted

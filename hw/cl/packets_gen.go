@@ -351,7 +351,9 @@ const (
 
 // EventFlags bits (RingEventWrite.Flags).
 const (
-	EventIRQ = 1 << 0 // IRQ
+	EventIRQ       = 1 << 0 // IRQ
+	EventTimestamp = 1 << 1 // TIMESTAMP
+	EventCounters  = 1 << 2 // COUNTERS
 )
 
 // Ring packet opcodes (header bits 23:16).

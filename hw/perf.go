@@ -1,0 +1,116 @@
+package hw
+
+// Performance counters of the counter block (docs/hardware.md §8). Each
+// counter belongs to one engine: the BIN engine's counters are counted only
+// by the binner, the RENDER engine's only by the render workers. An engine
+// runs one indirect buffer at a time, so the difference of its counters
+// across an IB is that job's count; EVENT_WRITE with EventCounters dumps an
+// engine's counters into memory for exactly that purpose.
+//
+// Counting costs no atomics in the inner loops: each binner and render
+// worker accumulates into its own perfCounts and adds them to the shared
+// block at the end of each segment, tile and bin job.
+
+// Counter identifies one performance counter.
+type Counter uint8
+
+// BIN engine counters (CounterBinFirst ≤ c < CounterRenderFirst).
+const (
+	CtrBinPrimitives   Counter = iota // primitives assembled from the primitive records
+	CtrBinRejected                    // dropped: outside the view volume or the clip window, NaN, or clipped away
+	CtrBinClipped                     // crossing the near/far/w planes (bounded by clipping)
+	CtrBinCulled                      // dropped by facing (CONFIGURATION_BITS)
+	CtrBinBinned                      // reached at least one tile list
+	CtrBinTileRefs                    // TILE_PRIMITIVE records written (one per tile a primitive touches)
+	CtrBinBytesWritten                // tile-list bytes written (records and state copies)
+	CtrCSVertices                     // vertices shaded by the coordinate shader
+	CtrCSInstructions                 // coordinate-shader instructions (per 16-lane instruction)
+
+	// RENDER engine counters.
+	CtrTiles                 // tiles rendered
+	CtrTileLoads             // LOAD_TILE_BUFFER_GENERAL executed (colour or depth/stencil)
+	CtrTileStores            // STORE_TILE_BUFFER_GENERAL executed
+	CtrRenderBytesRead       // bytes read by tile loads
+	CtrRenderBytesWritten    // bytes written by tile stores
+	CtrPrimitives            // primitives rasterised (per tile they appear in)
+	CtrQuads                 // 2×2 quads with coverage produced by the rasteriser
+	CtrQuadsEarlyZKilled     // quads whose every lane failed the early depth test (never shaded)
+	CtrFSBatches             // fragment-shader batches (16 lanes)
+	CtrFragmentsShaded       // covered lanes that ran the fragment shader
+	CtrFragmentsDiscarded    // shaded fragments the shader discarded (TLB_KILL)
+	CtrFragmentsDepthFailed  // fragments that failed the late stencil or depth test
+	CtrFragmentsWritten      // fragments that reached the colour write
+	CtrFragmentsBlended      // of those, fragments written with blending on
+	CtrVSVertices            // vertices shaded by the vertex shader (per tile segment)
+	CtrVSInstructions        // vertex-shader instructions
+	CtrFSInstructions        // fragment-shader instructions
+
+	NumCounters
+)
+
+// The counter ranges of the two engines.
+const (
+	CounterBinFirst    = CtrBinPrimitives
+	CounterRenderFirst = CtrTiles
+	NumBinCounters     = int(CounterRenderFirst - CounterBinFirst)
+	NumRenderCounters  = int(NumCounters - CounterRenderFirst)
+)
+
+var counterNames = [NumCounters]string{
+	CtrBinPrimitives:        "bin.primitives",
+	CtrBinRejected:          "bin.rejected",
+	CtrBinClipped:           "bin.clipped",
+	CtrBinCulled:            "bin.culled",
+	CtrBinBinned:            "bin.binned",
+	CtrBinTileRefs:          "bin.tile_refs",
+	CtrBinBytesWritten:      "bin.bytes_written",
+	CtrCSVertices:           "cs.vertices",
+	CtrCSInstructions:       "cs.instructions",
+	CtrTiles:                "render.tiles",
+	CtrTileLoads:            "render.tile_loads",
+	CtrTileStores:           "render.tile_stores",
+	CtrRenderBytesRead:      "render.bytes_read",
+	CtrRenderBytesWritten:   "render.bytes_written",
+	CtrPrimitives:           "render.primitives",
+	CtrQuads:                "render.quads",
+	CtrQuadsEarlyZKilled:    "render.quads_early_z_killed",
+	CtrFSBatches:            "fs.batches",
+	CtrFragmentsShaded:      "fs.fragments_shaded",
+	CtrFragmentsDiscarded:   "fs.fragments_discarded",
+	CtrFragmentsDepthFailed: "tlb.fragments_depth_failed",
+	CtrFragmentsWritten:     "tlb.fragments_written",
+	CtrFragmentsBlended:     "tlb.fragments_blended",
+	CtrVSVertices:           "vs.vertices",
+	CtrVSInstructions:       "vs.instructions",
+	CtrFSInstructions:       "fs.instructions",
+}
+
+// String is the counter's name, as the CLI and the kernel report it.
+func (c Counter) String() string {
+	if c < NumCounters {
+		return counterNames[c]
+	}
+	return "counter?"
+}
+
+// Engine is the engine that counts c.
+func (c Counter) Engine() int {
+	if c < CounterRenderFirst {
+		return EngineBin
+	}
+	return EngineRender
+}
+
+// engineCounters is the range of engine e's counters.
+func engineCounters(e int) (first Counter, n int) {
+	if e == EngineBin {
+		return CounterBinFirst, NumBinCounters
+	}
+	return CounterRenderFirst, NumRenderCounters
+}
+
+// RegPerfCounter is the low word of counter c in the counter block; the
+// high word is at +4.
+func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
+
+const regPerfCounterBase Reg = 0xA00
