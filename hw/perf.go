@@ -27,23 +27,23 @@ const (
 	CtrCSInstructions                 // coordinate-shader instructions (per 16-lane instruction)
 
 	// RENDER engine counters.
-	CtrTiles                 // tiles rendered
-	CtrTileLoads             // LOAD_TILE_BUFFER_GENERAL executed (colour or depth/stencil)
-	CtrTileStores            // STORE_TILE_BUFFER_GENERAL executed
-	CtrRenderBytesRead       // bytes read by tile loads
-	CtrRenderBytesWritten    // bytes written by tile stores
-	CtrPrimitives            // primitives rasterised (per tile they appear in)
-	CtrQuads                 // 2×2 quads with coverage produced by the rasteriser
-	CtrQuadsEarlyZKilled     // quads whose every lane failed the early depth test (never shaded)
-	CtrFSBatches             // fragment-shader batches (16 lanes)
-	CtrFragmentsShaded       // covered lanes that ran the fragment shader
-	CtrFragmentsDiscarded    // shaded fragments the shader discarded (TLB_KILL)
-	CtrFragmentsDepthFailed  // fragments that failed the late stencil or depth test
-	CtrFragmentsWritten      // fragments that reached the colour write
-	CtrFragmentsBlended      // of those, fragments written with blending on
-	CtrVSVertices            // vertices shaded by the vertex shader (per tile segment)
-	CtrVSInstructions        // vertex-shader instructions
-	CtrFSInstructions        // fragment-shader instructions
+	CtrTiles                // tiles rendered
+	CtrTileLoads            // LOAD_TILE_BUFFER_GENERAL executed (colour or depth/stencil)
+	CtrTileStores           // STORE_TILE_BUFFER_GENERAL executed
+	CtrRenderBytesRead      // bytes read by tile loads
+	CtrRenderBytesWritten   // bytes written by tile stores
+	CtrPrimitives           // primitives rasterised (per tile they appear in)
+	CtrQuads                // 2×2 quads with coverage produced by the rasteriser
+	CtrQuadsEarlyZKilled    // quads whose every lane failed the early depth test (never shaded)
+	CtrFSBatches            // fragment-shader batches (16 lanes)
+	CtrFragmentsShaded      // covered lanes that ran the fragment shader
+	CtrFragmentsDiscarded   // shaded fragments the shader discarded (TLB_KILL)
+	CtrFragmentsDepthFailed // fragments that failed the late stencil or depth test
+	CtrFragmentsWritten     // fragments that reached the colour write
+	CtrFragmentsBlended     // of those, fragments written with blending on
+	CtrVSVertices           // vertices shaded by the vertex shader (per tile segment)
+	CtrVSInstructions       // vertex-shader instructions
+	CtrFSInstructions       // fragment-shader instructions
 
 	NumCounters
 )
