@@ -53,6 +53,7 @@ type Context struct {
 	color  pipe.Resource
 	zs     pipe.Resource
 	closed bool
+	obs               // observability.go
 }
 
 // maxSize is the largest framebuffer the kernel renders (256 tiles of 32
@@ -77,7 +78,11 @@ func NewContext(cfg Config) (*Context, error) {
 		return nil, fmt.Errorf("tilegpu: opening the kernel device: %w", err)
 	}
 	c.file = f
-	if c.screen, err = tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
+	if err := c.startObservability(); err != nil {
+		c.teardown()
+		return nil, err
+	}
+	if c.screen, err = tg.NewScreen(platform.Winsys{F: f, PerfMon: c.perfMon}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
 		c.teardown()
 		return nil, err
 	}

@@ -27,23 +27,24 @@ const (
 	CtrCSInstructions                 // coordinate-shader instructions (per 16-lane instruction)
 
 	// RENDER engine counters.
-	CtrTiles                // tiles rendered
-	CtrTileLoads            // LOAD_TILE_BUFFER_GENERAL executed (colour or depth/stencil)
-	CtrTileStores           // STORE_TILE_BUFFER_GENERAL executed
-	CtrRenderBytesRead      // bytes read by tile loads
-	CtrRenderBytesWritten   // bytes written by tile stores
-	CtrPrimitives           // primitives rasterised (per tile they appear in)
-	CtrQuads                // 2×2 quads with coverage produced by the rasteriser
-	CtrQuadsEarlyZKilled    // quads whose every lane failed the early depth test (never shaded)
-	CtrFSBatches            // fragment-shader batches (16 lanes)
-	CtrFragmentsShaded      // covered lanes that ran the fragment shader
-	CtrFragmentsDiscarded   // shaded fragments the shader discarded (TLB_KILL)
-	CtrFragmentsDepthFailed // fragments that failed the late stencil or depth test
-	CtrFragmentsWritten     // fragments that reached the colour write
-	CtrFragmentsBlended     // of those, fragments written with blending on
-	CtrVSVertices           // vertices shaded by the vertex shader (per tile segment)
-	CtrVSInstructions       // vertex-shader instructions
-	CtrFSInstructions       // fragment-shader instructions
+	CtrTiles                 // tiles rendered
+	CtrTileLoads             // LOAD_TILE_BUFFER_GENERAL executed (colour or depth/stencil)
+	CtrTileStores            // STORE_TILE_BUFFER_GENERAL executed
+	CtrRenderBytesRead       // bytes read by tile loads
+	CtrRenderBytesWritten    // bytes written by tile stores
+	CtrPrimitives            // primitives rasterised (per tile they appear in)
+	CtrQuads                 // 2×2 quads with coverage produced by the rasteriser
+	CtrQuadsEarlyZKilled     // quads whose every lane failed the early depth test (never shaded)
+	CtrFragmentsEarlyZKilled // covered lanes that failed the early depth test
+	CtrFSBatches             // fragment-shader batches (16 lanes)
+	CtrFragmentsShaded       // covered lanes that ran the fragment shader
+	CtrFragmentsDiscarded    // shaded fragments the shader discarded (TLB_KILL)
+	CtrFragmentsDepthFailed  // fragments that failed the late stencil or depth test
+	CtrFragmentsWritten      // fragments that reached the colour write
+	CtrFragmentsBlended      // of those, fragments written with blending on
+	CtrVSVertices            // vertices shaded by the vertex shader (per tile segment)
+	CtrVSInstructions        // vertex-shader instructions
+	CtrFSInstructions        // fragment-shader instructions
 
 	NumCounters
 )
@@ -57,32 +58,33 @@ const (
 )
 
 var counterNames = [NumCounters]string{
-	CtrBinPrimitives:        "bin.primitives",
-	CtrBinRejected:          "bin.rejected",
-	CtrBinClipped:           "bin.clipped",
-	CtrBinCulled:            "bin.culled",
-	CtrBinBinned:            "bin.binned",
-	CtrBinTileRefs:          "bin.tile_refs",
-	CtrBinBytesWritten:      "bin.bytes_written",
-	CtrCSVertices:           "cs.vertices",
-	CtrCSInstructions:       "cs.instructions",
-	CtrTiles:                "render.tiles",
-	CtrTileLoads:            "render.tile_loads",
-	CtrTileStores:           "render.tile_stores",
-	CtrRenderBytesRead:      "render.bytes_read",
-	CtrRenderBytesWritten:   "render.bytes_written",
-	CtrPrimitives:           "render.primitives",
-	CtrQuads:                "render.quads",
-	CtrQuadsEarlyZKilled:    "render.quads_early_z_killed",
-	CtrFSBatches:            "fs.batches",
-	CtrFragmentsShaded:      "fs.fragments_shaded",
-	CtrFragmentsDiscarded:   "fs.fragments_discarded",
-	CtrFragmentsDepthFailed: "tlb.fragments_depth_failed",
-	CtrFragmentsWritten:     "tlb.fragments_written",
-	CtrFragmentsBlended:     "tlb.fragments_blended",
-	CtrVSVertices:           "vs.vertices",
-	CtrVSInstructions:       "vs.instructions",
-	CtrFSInstructions:       "fs.instructions",
+	CtrBinPrimitives:         "bin.primitives",
+	CtrBinRejected:           "bin.rejected",
+	CtrBinClipped:            "bin.clipped",
+	CtrBinCulled:             "bin.culled",
+	CtrBinBinned:             "bin.binned",
+	CtrBinTileRefs:           "bin.tile_refs",
+	CtrBinBytesWritten:       "bin.bytes_written",
+	CtrCSVertices:            "cs.vertices",
+	CtrCSInstructions:        "cs.instructions",
+	CtrTiles:                 "render.tiles",
+	CtrTileLoads:             "render.tile_loads",
+	CtrTileStores:            "render.tile_stores",
+	CtrRenderBytesRead:       "render.bytes_read",
+	CtrRenderBytesWritten:    "render.bytes_written",
+	CtrPrimitives:            "render.primitives",
+	CtrQuads:                 "render.quads",
+	CtrQuadsEarlyZKilled:     "render.quads_early_z_killed",
+	CtrFragmentsEarlyZKilled: "render.fragments_early_z_killed",
+	CtrFSBatches:             "fs.batches",
+	CtrFragmentsShaded:       "fs.fragments_shaded",
+	CtrFragmentsDiscarded:    "fs.fragments_discarded",
+	CtrFragmentsDepthFailed:  "tlb.fragments_depth_failed",
+	CtrFragmentsWritten:      "tlb.fragments_written",
+	CtrFragmentsBlended:      "tlb.fragments_blended",
+	CtrVSVertices:            "vs.vertices",
+	CtrVSInstructions:        "vs.instructions",
+	CtrFSInstructions:        "fs.instructions",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.

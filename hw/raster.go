@@ -2,6 +2,7 @@ package hw
 
 import (
 	"math"
+	mbits "math/bits"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
@@ -485,7 +486,9 @@ func (w *worker) emitQuad(x, y int, mask uint16) error {
 	r := &w.ras
 	w.perf.ctr[CtrQuads]++
 	if r.earlyZ {
+		in := mask
 		mask = w.earlyDepth(x, y, mask)
+		w.perf.ctr[CtrFragmentsEarlyZKilled] += uint64(mbits.OnesCount16(in &^ mask))
 		if mask == 0 {
 			w.perf.ctr[CtrQuadsEarlyZKilled]++
 			return nil
