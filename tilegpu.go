@@ -53,7 +53,7 @@ type Context struct {
 	color  pipe.Resource
 	zs     pipe.Resource
 	closed bool
-	obs               // observability.go
+	obs    // observability.go
 }
 
 // maxSize is the largest framebuffer the kernel renders (256 tiles of 32

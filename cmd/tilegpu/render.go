@@ -27,6 +27,7 @@ func cmdRender(args []string) error {
 	texPath := fs.String("texture", "", "with an .obj -model: its texture (PNG or JPEG)")
 	yaw := fs.Float64("yaw", math.NaN(), "with -model: camera yaw in degrees from the front towards +X (default: automatic)")
 	pitch := fs.Float64("pitch", math.NaN(), "with -model: camera pitch in degrees above the horizontal (default: automatic)")
+	obs := addObsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func cmdRender(args []string) error {
 	s := ctx.Stats()
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
-	return nil
+	return obs.report(stdout, ctx, 1)
 }
 
 // loadModel loads -model, giving an OBJ the -texture image.
@@ -119,6 +120,7 @@ func cmdBench(args []string) error {
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	width := fs.Int("width", 1920, "framebuffer width (SCENES.md: 1920)")
 	height := fs.Int("height", 1080, "framebuffer height (SCENES.md: 1080)")
+	obs := addObsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -133,8 +135,15 @@ func cmdBench(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := obs.begin(ctx); err != nil {
+		return err
+	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
+	// Run draws one warm-up frame before the timed ones.
+	if err := obs.report(stdout, ctx, res.Frames+1); err != nil {
+		return err
+	}
 	if *out != "" {
 		img := sc.ReadPixels()
 		if *name == "tris" {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/tilegpu/tilegpu"
+)
+
+// obsFlags are the observability flags render and bench share.
+type obsFlags struct {
+	stats   *bool
+	json    *bool
+	counter map[string]uint64 // counters before the measured part (bench)
+}
+
+func addObsFlags(fs *flag.FlagSet) *obsFlags {
+	return &obsFlags{
+		stats: fs.Bool("stats", false, "print the GPU's performance counters for the context's work (a table)"),
+		json:  fs.Bool("json", false, "with -stats: print the counters as JSON"),
+	}
+}
+
+// begin notes the counters before the measured frames.
+func (o *obsFlags) begin(ctx *tilegpu.Context) error {
+	if !*o.stats {
+		return nil
+	}
+	cs, err := ctx.Counters()
+	if err != nil {
+		return err
+	}
+	o.counter = map[string]uint64{}
+	for _, c := range cs {
+		o.counter[c.Name] = c.Value
+	}
+	return nil
+}
+
+// report prints the counters accumulated since begin (since the context
+// was created when begin was not called), with per-frame values.
+func (o *obsFlags) report(w io.Writer, ctx *tilegpu.Context, frames int) error {
+	if !*o.stats {
+		return nil
+	}
+	cs, err := ctx.Counters()
+	if err != nil {
+		return err
+	}
+	for i := range cs {
+		cs[i].Value -= o.counter[cs[i].Name]
+	}
+	return writeCounters(w, cs, frames, *o.json)
+}
+
+// writeCounters prints counters as a table (name, total, per frame) or as
+// JSON: {"frames": N, "counters": {"name": total, ...}}.
+func writeCounters(w io.Writer, cs []tilegpu.Counter, frames int, asJSON bool) error {
+	frames = max(frames, 1)
+	if asJSON {
+		m := make(map[string]uint64, len(cs))
+		for _, c := range cs {
+			m[c.Name] = c.Value
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Frames   int               `json:"frames"`
+			Counters map[string]uint64 `json:"counters"`
+		}{frames, m})
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "counter\ttotal\tper frame\t\n")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t\n", c.Name, c.Value, float64(c.Value)/float64(frames))
+	}
+	return tw.Flush()
+}

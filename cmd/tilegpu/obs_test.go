@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// captureStdout runs f with stdout going to a buffer.
+func captureStdout(t *testing.T, f func() error) string {
+	t.Helper()
+	var buf bytes.Buffer
+	old := stdout
+	stdout = &buf
+	defer func() { stdout = old }()
+	if err := f(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// render -stats -json: the counters are those of the frame the summary
+// line describes (Spot: 5,856 triangles, 4×4 tiles at 256×256).
+func TestRenderStatsJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "spot.png")
+	text := captureStdout(t, func() error { return cmdRender([]string{"-size", "256", "-o", out, "-stats", "-json"}) })
+	i := strings.Index(text, "{")
+	if i < 0 {
+		t.Fatalf("no JSON in output:\n%s", text)
+	}
+	var got struct {
+		Frames   int               `json:"frames"`
+		Counters map[string]uint64 `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(text[i:]), &got); err != nil {
+		t.Fatalf("%v in\n%s", err, text[i:])
+	}
+	c := got.Counters
+	if got.Frames != 1 || c["bin.primitives"] != 5856 || c["render.tiles"] != 16 {
+		t.Errorf("frames %d, primitives %d, tiles %d; want 1, 5856, 16", got.Frames, c["bin.primitives"], c["render.tiles"])
+	}
+	if c["bin.binned"]+c["bin.culled"]+c["bin.rejected"] != c["bin.primitives"] {
+		t.Errorf("binned %d + culled %d + rejected %d != primitives %d", c["bin.binned"], c["bin.culled"], c["bin.rejected"], c["bin.primitives"])
+	}
+	if c["fs.fragments_shaded"]-c["fs.fragments_discarded"]-c["tlb.fragments_depth_failed"] != c["tlb.fragments_written"] {
+		t.Errorf("shaded %d − discarded %d − depth failed %d != written %d", c["fs.fragments_shaded"], c["fs.fragments_discarded"], c["tlb.fragments_depth_failed"], c["tlb.fragments_written"])
+	}
+	if c["bin.tile_refs"] != c["render.primitives"] {
+		t.Errorf("tile-list entries %d != primitives rasterised %d", c["bin.tile_refs"], c["render.primitives"])
+	}
+	if c["render.bytes_written"] != 2*256*256*4 {
+		t.Errorf("bytes written %d, want colour and depth/stencil stored once (%d)", c["render.bytes_written"], 2*256*256*4)
+	}
+}
+
+// bench -stats prints a table of per-frame counts of the measured frames.
+func TestBenchStatsTable(t *testing.T) {
+	text := captureStdout(t, func() error {
+		return cmdBench([]string{"-scene", "fill", "-frames", "1", "-width", "128", "-height", "64", "-stats"})
+	})
+	var shaded, frames string
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "fs.fragments_shaded" {
+			shaded, frames = f[1], f[2]
+		}
+	}
+	if shaded == "" || !strings.Contains(text, "counter") {
+		t.Fatalf("no counter table:\n%s", text)
+	}
+	// SCENES.md "fill": 100 full-screen layers per frame; two frames
+	// (warm-up and one timed).
+	if shaded != "1638400" || frames != "819200.0" {
+		t.Errorf("fs.fragments_shaded = %s (per frame %s), want 1638400 (819200.0)", shaded, frames)
+	}
+}
