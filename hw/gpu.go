@@ -56,7 +56,8 @@ type GPU struct {
 		qpuInstructions, triangles, tiles, fragments, vertices atomic.Uint64
 	}
 	// counters is the counter block (perf.go), PERF_COUNTER(c).
-	counters [NumCounters]atomic.Uint64
+	counters  [NumCounters]atomic.Uint64
+	tileTrace tileTrace
 
 	render *renderer
 
@@ -247,6 +248,11 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 		g.mu.Unlock()
 	case RegMMUTLBInvalidate:
 		g.tlbEpoch.Add(1)
+	case RegTileTraceBase:
+		g.tileTrace.base.Store(v)
+	case RegTileTraceSize:
+		g.tileTrace.size.Store(v)
+		g.tileTrace.count.Store(0)
 	case RegIntrEnable:
 		g.mu.Lock()
 		g.intrEnable = v
@@ -357,6 +363,12 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return uint32(g.cores)
 	case RegNumCounters:
 		return uint32(NumCounters)
+	case RegTileTraceBase:
+		return g.tileTrace.base.Load()
+	case RegTileTraceSize:
+		return g.tileTrace.size.Load()
+	case RegTileTraceCount:
+		return g.tileTrace.count.Load()
 	case RegNumQPUs:
 		return uint32(g.numQPUs())
 	}

@@ -1,5 +1,11 @@
 package hw
 
+import (
+	"encoding/binary"
+	"math"
+	"sync/atomic"
+)
+
 // Performance counters of the counter block (docs/hardware.md §8). Each
 // counter belongs to one engine: the BIN engine's counters are counted only
 // by the binner, the RENDER engine's only by the render workers. An engine
@@ -116,3 +122,54 @@ func engineCounters(e int) (first Counter, n int) {
 func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
 
 const regPerfCounterBase Reg = 0xA00
+
+// The tile trace (docs/hardware.md §8): when the kernel gives the render
+// engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),
+// every render worker appends one 32-byte record per finished tile —
+// which tile, which core and context, start and end timestamps and the
+// tile's cost — the way a GPU's timeline/trace unit reports per-tile work.
+// TILE_TRACE_COUNT counts the records written since the buffer was set;
+// record i lies at BASE + (i mod SIZE/32)·32, so the buffer is a ring the
+// kernel must read before it wraps.
+const (
+	RegTileTraceBase  Reg = 0xB00 // RW: PA of the buffer (32-byte aligned)
+	RegTileTraceSize  Reg = 0xB04 // RW: bytes, a power of two ≥ 32; 0 turns tracing off; writing it resets the count
+	RegTileTraceCount Reg = 0xB08 // R: records written (wraps at 2^32)
+
+	TileTraceRecordBytes = 32
+)
+
+// tileTrace is the tile-trace unit's state.
+type tileTrace struct {
+	base, size atomic.Uint32
+	count      atomic.Uint32
+}
+
+// tileCost is what a worker measured for the tile it is rendering.
+type tileCost struct {
+	start        uint64
+	instructions uint64
+	fragments    uint64
+}
+
+// traceTile appends worker w's record for the tile at (col, row).
+func (w *worker) traceTile(col, row int) {
+	g := w.g
+	size := g.tileTrace.size.Load()
+	if size < TileTraceRecordBytes || size&(size-1) != 0 {
+		return
+	}
+	base := g.tileTrace.base.Load() &^ (TileTraceRecordBytes - 1)
+	if uint64(base)+uint64(size) > uint64(len(g.mem)) {
+		return
+	}
+	i := g.tileTrace.count.Add(1) - 1
+	rec := g.mem[base+(i*TileTraceRecordBytes)&(size-1):][:TileTraceRecordBytes]
+	rec[0], rec[1] = byte(col), byte(row)
+	binary.LittleEndian.PutUint16(rec[2:], uint16(w.id))
+	binary.LittleEndian.PutUint32(rec[4:], w.m.ctx)
+	binary.LittleEndian.PutUint64(rec[8:], w.cost.start)
+	binary.LittleEndian.PutUint64(rec[16:], g.timestamp())
+	binary.LittleEndian.PutUint32(rec[24:], uint32(min(w.cost.instructions, math.MaxUint32)))
+	binary.LittleEndian.PutUint32(rec[28:], uint32(min(w.cost.fragments, math.MaxUint32)))
+}

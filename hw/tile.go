@@ -115,6 +115,7 @@ type worker struct {
 	ras  rasterState
 	frag fragBatch
 	perf perfCounts // added to GPU.perf at the end of each tile
+	cost tileCost   // this tile's, for the tile trace
 	memo blendMemo
 
 	rec [maxRecordSize]byte
@@ -140,6 +141,7 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 // renderTile renders one tile job.
 func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	defer w.perf.flushTo(w.g)
+	w.cost = tileCost{start: w.g.timestamp()}
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
@@ -168,6 +170,7 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 		}
 	}
 	w.perf.ctr[CtrTiles]++
+	w.traceTile(j.col, j.row)
 	return nil
 }
 
@@ -426,6 +429,7 @@ func (w *worker) shadeVertices() error {
 		w.perf.qpuInstructions += bt.Instructions
 		w.perf.vertices += uint64(cnt)
 		w.perf.ctr[CtrVSInstructions] += bt.Instructions
+		w.cost.instructions += bt.Instructions
 		w.perf.ctr[CtrVSVertices] += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			o := w.vout[(s+l)*w.vstride:]

@@ -118,7 +118,10 @@ func (w *worker) flushFragments() error {
 	w.perf.qpuInstructions += bt.Instructions
 	w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	w.perf.ctr[CtrFSBatches]++
-	w.perf.ctr[CtrFragmentsShaded] += uint64(mbits.OnesCount16(mask))
+	shaded := uint64(mbits.OnesCount16(mask))
+	w.perf.ctr[CtrFragmentsShaded] += shaded
+	w.cost.instructions += bt.Instructions
+	w.cost.fragments += shaded
 	w.perf.ctr[CtrFragmentsDiscarded] += uint64(mbits.OnesCount16(mask & bt.Kill))
 	mask &^= bt.Kill
 	w.resolve(mask)

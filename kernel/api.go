@@ -31,6 +31,12 @@ type Options struct {
 	// back into the kernel; the JobInfo is valid only during the call.
 	OnRetire func(*JobInfo)
 
+	// TileTrace turns on the render engine's tile trace (hardware.md §8):
+	// JobInfo.Tiles then lists each tile the job rendered, on which core,
+	// when and at what cost. It costs 1 MiB of GPU memory and a record
+	// write per tile.
+	TileTrace bool
+
 	// starveLimit overrides how long a normal-priority job may head its
 	// ring without retiring before the dispatcher stops adding
 	// high-priority work (default defaultStarveLimit).

@@ -3,6 +3,8 @@ package kernel
 import (
 	"sync"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw"
 )
 
 // Sizes the kernel picks.
@@ -67,6 +69,7 @@ type Device struct {
 	numQPUs   uint32
 	closed    bool
 	overflows int // overflow pools handed out on BIN_OOM, for tests and debugging
+	tiles     tileTraceState
 
 	// Interrupt state, filled by the handler on a GPU goroutine. The
 	// handler never takes mu, so the kernel may hold mu while it writes
@@ -181,6 +184,9 @@ func newDevice(m machine, opts Options) *Device {
 			d.m.WriteReg(regRingWptr(e, p), uint32(r.submitted))
 		}
 	}
+	if opts.TileTrace {
+		d.startTileTrace()
+	}
 	d.m.SetInterruptHandler(d.onInterrupt)
 	d.m.WriteReg(regIntrEnable, intrAll)
 	go d.dispatcher()
@@ -202,6 +208,7 @@ func (d *Device) Close() {
 	d.m.WriteReg(regIntrEnable, 0)
 	d.m.SetInterruptHandler(nil)
 	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	d.m.WriteReg(reg(hw.RegTileTraceSize), 0)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	err := errorf(EIO, "device closed")

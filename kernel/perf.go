@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/tilegpu/tilegpu/hw"
@@ -85,6 +86,89 @@ type JobInfo struct {
 	// engine whose end-of-pipe record is missing contributes zeros.
 	Counters [NumPerfCounters]uint64
 	Err      error // nil when the job succeeded
+	// Tiles are the tiles the job rendered, in the order they finished
+	// (Options.TileTrace; nil without it or when the job failed).
+	Tiles []TileRecord
+}
+
+// TileRecord is one tile of a job's render pass, from the render
+// engine's tile trace.
+type TileRecord struct {
+	Col, Row     int
+	Core         int    // render worker core
+	Start, End   uint64 // GPU timestamps
+	Instructions uint32 // vertex and fragment shader instructions in the tile
+	Fragments    uint32 // fragments shaded in the tile
+}
+
+// tileTraceState is the kernel's side of the tile trace: the buffer and
+// the records read from it that no retired job has claimed yet.
+type tileTraceState struct {
+	on    bool
+	pa    uint32
+	slots uint32 // records the buffer holds
+	read  uint32 // TILE_TRACE_COUNT up to which records were read
+	recs  []tileTraceRec
+}
+
+type tileTraceRec struct {
+	ctx uint32
+	TileRecord
+}
+
+const (
+	tileTraceBytes = 1 << 20
+	// maxUnclaimedTiles bounds the records kept for jobs not retired yet
+	// (older ones are dropped first).
+	maxUnclaimedTiles = 1 << 16
+)
+
+func (d *Device) startTileTrace() {
+	pg, ok := d.phys.alloc(tileTraceBytes>>pageShift, 1)
+	if !ok {
+		return // no room: the trace stays off
+	}
+	t := &d.tiles
+	t.on, t.pa, t.slots = true, pg<<pageShift, tileTraceBytes/hw.TileTraceRecordBytes
+	d.m.WriteReg(reg(hw.RegTileTraceBase), t.pa)
+	d.m.WriteReg(reg(hw.RegTileTraceSize), tileTraceBytes)
+}
+
+// claimTiles reads the new tile-trace records and hands j the ones of its
+// render pass: its context's records inside [RenderStart, RenderEnd]. The
+// render engine runs one render list at a time, so those are exactly the
+// job's tiles. Records wait for their job (the two priorities retire in
+// their own orders). d.mu is held.
+func (d *Device) claimTiles(ctx uint32, start, end uint64) []TileRecord {
+	t := &d.tiles
+	n := d.m.ReadReg(reg(hw.RegTileTraceCount))
+	if n-t.read > t.slots {
+		t.read = n - t.slots // the ring wrapped: the oldest are lost
+	}
+	for ; t.read != n; t.read++ {
+		b := d.mem[t.pa+(t.read%t.slots)*hw.TileTraceRecordBytes:][:hw.TileTraceRecordBytes]
+		t.recs = append(t.recs, tileTraceRec{ctx: binary.LittleEndian.Uint32(b[4:]), TileRecord: TileRecord{
+			Col: int(b[0]), Row: int(b[1]), Core: int(binary.LittleEndian.Uint16(b[2:])),
+			Start: binary.LittleEndian.Uint64(b[8:]), End: binary.LittleEndian.Uint64(b[16:]),
+			Instructions: binary.LittleEndian.Uint32(b[24:]), Fragments: binary.LittleEndian.Uint32(b[28:]),
+		}})
+	}
+	var out []TileRecord
+	keep := t.recs[:0]
+	for _, r := range t.recs {
+		if r.ctx == ctx && r.Start >= start && r.End <= end {
+			out = append(out, r.TileRecord)
+			continue
+		}
+		if r.End > start || r.ctx != ctx {
+			keep = append(keep, r)
+		}
+	}
+	if over := len(keep) - maxUnclaimedTiles; over > 0 {
+		keep = append(keep[:0], keep[over:]...)
+	}
+	t.recs = keep
+	return out
 }
 
 // jobHistory is how many retired jobs' JobInfo a context keeps for
@@ -296,6 +380,10 @@ func (d *Device) recordJob(j *job, err *Error) {
 			pm.jobs++
 		}
 		j.perfMon = nil
+	}
+	if d.tiles.on && err == nil && info.Times.RenderEnd != 0 {
+		info.Tiles = d.claimTiles(c.id, info.Times.RenderStart, info.Times.RenderEnd)
+		c.history[(c.historyNext-1)%jobHistory].Tiles = info.Tiles
 	}
 	if d.opts.OnRetire != nil {
 		d.opts.OnRetire(&info)

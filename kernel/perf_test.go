@@ -171,3 +171,59 @@ func TestOnRetireSeesFailedJob(t *testing.T) {
 		t.Errorf("faulting job: render end %d, fragments written %d", info.Times.RenderEnd, info.Counters[hw.CtrFragmentsWritten])
 	}
 }
+
+// With the tile trace on, a job's JobInfo lists each of its tiles once,
+// inside its render pass, with the fragments each tile shaded.
+func TestTileTraceListsTheJobsTiles(t *testing.T) {
+	g := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 2})
+	d := NewDevice(g, Options{JobTimeout: 5 * time.Second, TileTrace: true})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	f := mustOpen(t, d)
+	const w, h = 150, 70 // 3×2 tiles, the last column 22 pixels wide
+	a, _ := hwJob(t, f, w, h, redFS, fullScreen, 1)
+	var fences []uint64
+	for range 3 {
+		b := *a
+		if err := f.SubmitCL(&b); err != nil {
+			t.Fatal(err)
+		}
+		fences = append(fences, b.OutFence)
+	}
+	if err := waitFence(t, f, fences[2]); err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range fences {
+		q := QueryJobArgs{Fence: fn}
+		if err := f.QueryJob(&q); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[[2]int]bool{}
+		var frags uint32
+		for _, r := range q.Info.Tiles {
+			if seen[[2]int{r.Col, r.Row}] {
+				t.Errorf("fence %d: tile %d,%d twice", fn, r.Col, r.Row)
+			}
+			seen[[2]int{r.Col, r.Row}] = true
+			if r.Start < q.Info.Times.RenderStart || r.End > q.Info.Times.RenderEnd || r.End < r.Start {
+				t.Errorf("fence %d: tile %+v outside the render pass %d..%d", fn, r, q.Info.Times.RenderStart, q.Info.Times.RenderEnd)
+			}
+			if r.Core < 0 || r.Core >= 2 {
+				t.Errorf("fence %d: tile on core %d of 2", fn, r.Core)
+			}
+			wantFrags := uint32(64 * 64)
+			if r.Col == 2 {
+				wantFrags = 22 * 64
+			}
+			if r.Row == 1 {
+				wantFrags = wantFrags / 64 * 6
+			}
+			if r.Fragments != wantFrags || r.Instructions == 0 {
+				t.Errorf("fence %d: tile %d,%d shaded %d fragments (%d instructions), want %d", fn, r.Col, r.Row, r.Fragments, r.Instructions, wantFrags)
+			}
+			frags += r.Fragments
+		}
+		if len(seen) != 6 || frags != w*h {
+			t.Errorf("fence %d: %d tiles, %d fragments; want 6 tiles, %d", fn, len(seen), frags, w*h)
+		}
+	}
+}
