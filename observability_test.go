@@ -1,9 +1,13 @@
 package tilegpu
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/gles"
 )
 
 // drawDepthPair draws a full-screen quad at depth zNear and then one at
@@ -75,5 +79,150 @@ func TestCountersFollowTheFrame(t *testing.T) {
 	}
 	if n := len(m); n != 27 {
 		t.Errorf("%d counters, want 27", n)
+	}
+}
+
+type traceEvent struct {
+	Name string         `json:"name"`
+	Cat  string         `json:"cat"`
+	Ph   string         `json:"ph"`
+	Ts   float64        `json:"ts"`
+	Dur  float64        `json:"dur"`
+	Pid  int            `json:"pid"`
+	Tid  int            `json:"tid"`
+	ID   string         `json:"id"`
+	Args map[string]any `json:"args"`
+}
+
+// The trace of a frame names its tracks, holds the GL calls, submissions
+// and compiles, and for every job its queue slices, its bin and render
+// passes in order and its tiles inside the render pass, each tile once.
+func TestTraceJSONContent(t *testing.T) {
+	const w, h = 128, 96
+	ctx := newTestContext(t, Config{Width: w, Height: h, Cores: 2, Trace: true})
+	drawDepthPair(t, ctx)
+	if _, err := ctx.Image(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := ctx.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []traceEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	tracks := map[string]bool{}
+	count := map[string]int{}
+	type job struct {
+		queued, submitted, binStart, binEnd, renderStart, renderEnd float64
+		tiles                                                       map[string]bool
+		tileFrags                                                   float64
+	}
+	jobs := map[float64]*job{}
+	get := func(e traceEvent) *job {
+		f, _ := e.Args["fence"].(float64)
+		if jobs[f] == nil {
+			jobs[f] = &job{tiles: map[string]bool{}}
+		}
+		return jobs[f]
+	}
+	last := -1e18
+	var tiles []traceEvent
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "M" {
+			if e.Name == "thread_name" {
+				tracks[e.Args["name"].(string)] = true
+			}
+			continue
+		}
+		if e.Ts < last {
+			t.Errorf("event %q at %v after one at %v: not in time order", e.Name, e.Ts, last)
+		}
+		last = e.Ts
+		count[e.Name]++
+		switch {
+		case e.Ph == "b" && strings.HasSuffix(e.Cat, ": queued"):
+			get(e).queued = e.Ts
+		case e.Ph == "b" && strings.HasSuffix(e.Cat, ": submitted"):
+			get(e).submitted = e.Ts
+		case e.Cat == "bin":
+			j := get(e)
+			j.binStart, j.binEnd = e.Ts, e.Ts+e.Dur
+		case e.Cat == "render":
+			j := get(e)
+			j.renderStart, j.renderEnd = e.Ts, e.Ts+e.Dur
+		case e.Cat == "tile":
+			tiles = append(tiles, e)
+		}
+	}
+	for _, want := range []string{"GL calls", "driver: job flushes (SUBMIT_CL)", "driver: shader compiles", "BIN ring", "RENDER ring"} {
+		if !tracks[want] {
+			t.Errorf("no track %q (have %v)", want, tracks)
+		}
+	}
+	if !tracks["render core 0: tiles"] && !tracks["render core 1: tiles"] {
+		t.Errorf("no render-core track (have %v)", tracks)
+	}
+	if count["glDrawArrays"] != 2 || count["glClear"] != 1 || count["glCompileShader"] != 2 || count["glLinkProgram"] != 1 {
+		t.Errorf("GL calls: %v", count)
+	}
+	if count["compile vertex shader"] != 1 || count["compile fragment shader"] != 1 || count["link program"] != 1 || count["shader variant (back end)"] == 0 {
+		t.Errorf("compiler events: %v", count)
+	}
+	if count["SUBMIT_CL"] == 0 || count["SUBMIT_CL"] != len(jobs) {
+		t.Errorf("%d SUBMIT_CL events, %d jobs", count["SUBMIT_CL"], len(jobs))
+	}
+	for _, e := range tiles {
+		j := get(e)
+		if e.Ts < j.renderStart || e.Ts+e.Dur > j.renderEnd+0.001 {
+			t.Errorf("tile %s at %v+%v outside its render pass %v..%v", e.Name, e.Ts, e.Dur, j.renderStart, j.renderEnd)
+		}
+		if j.tiles[e.Name] {
+			t.Errorf("tile %s twice in one job", e.Name)
+		}
+		j.tiles[e.Name] = true
+		j.tileFrags += e.Args["fragments"].(float64)
+	}
+	var frags float64
+	for f, j := range jobs {
+		if !(j.queued <= j.submitted && j.submitted <= j.binStart && j.binStart <= j.binEnd && j.binEnd <= j.renderStart && j.renderStart <= j.renderEnd) {
+			t.Errorf("fence %v out of order: %+v", f, *j)
+		}
+		if len(j.tiles) != 4 {
+			t.Errorf("fence %v: %d tiles, want the 4 of a %d×%d frame", f, len(j.tiles), w, h)
+		}
+		frags += j.tileFrags
+	}
+	m := counterMap(t, ctx)
+	if frags != float64(m["fs.fragments_shaded"]) {
+		t.Errorf("tiles shaded %v fragments, the counters say %d", frags, m["fs.fragments_shaded"])
+	}
+}
+
+// Tracing off leaves the draw path as it is: GL is the GL context itself
+// (no wrapper, no recorder calls), so a draw allocates less than with
+// tracing on, which records an event per call.
+func TestTracingOffAddsNothingToDraws(t *testing.T) {
+	allocs := func(trace bool) (float64, gl.Context) {
+		ctx := newTestContext(t, Config{Width: 64, Height: 64, Cores: 1, Trace: trace})
+		drawDepthPair(t, ctx)
+		g := ctx.GL()
+		return testing.AllocsPerRun(100, func() { g.DrawArrays(gl.TRIANGLES, 0, 6) }), g
+	}
+	off, g := allocs(false)
+	if _, bare := g.(*gles.Context); !bare {
+		t.Fatalf("GL() with tracing off is %T, want *gles.Context", g)
+	}
+	on, _ := allocs(true)
+	if off >= on {
+		t.Errorf("allocations per draw: %v with tracing off, %v on; off must not pay for the trace", off, on)
+	}
+	var buf bytes.Buffer
+	ctx := newTestContext(t, Config{Width: 8, Height: 8})
+	if err := ctx.WriteTrace(&buf); err == nil {
+		t.Error("WriteTrace without Config.Trace succeeded")
 	}
 }

@@ -39,6 +39,13 @@ type Config struct {
 	// render list, shader records and the job's memory (for command-stream
 	// decoders such as `tilegpu render -decode`). See kernel.Options.Capture.
 	Capture func(c *kernel.Capture)
+	// Trace records a timeline of the context's GL calls, driver job
+	// submissions and shader compiles, kernel queues, rings and render
+	// cores' tiles (the kernel's tile trace is turned on) for WriteTrace.
+	// Off, it costs nothing.
+	Trace bool
+	// TraceLimit bounds the events Trace keeps; 0: 1<<20.
+	TraceLimit int
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.
@@ -71,7 +78,7 @@ func NewContext(cfg Config) (*Context, error) {
 	}
 	c := &Context{cfg: cfg}
 	c.gpu = hw.New(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
-	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, Capture: cfg.Capture})
+	c.dev = kernel.NewDevice(c.gpu, c.kernelOptions(kernel.Options{JobTimeout: cfg.JobTimeout, Capture: cfg.Capture}))
 	f, err := c.dev.Open()
 	if err != nil {
 		c.teardown()
@@ -82,7 +89,7 @@ func NewContext(cfg Config) (*Context, error) {
 		c.teardown()
 		return nil, err
 	}
-	if c.screen, err = tg.NewScreen(platform.Winsys{F: f, PerfMon: c.perfMon}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
+	if c.screen, err = tg.NewScreen(c.winsys(platform.Winsys{F: f, PerfMon: c.perfMon}), c.shaderCompiler(platform.Compiler{}), tg.ScreenOptions{}); err != nil {
 		c.teardown()
 		return nil, err
 	}
@@ -108,7 +115,12 @@ func NewContext(cfg Config) (*Context, error) {
 }
 
 // GL returns the GL ES 2.0 context.
-func (c *Context) GL() gl.Context { return c.gl }
+func (c *Context) GL() gl.Context {
+	if c.tr.rec != nil {
+		return tracedGL{c.gl, c.tr.rec}
+	}
+	return c.gl
+}
 
 // GLES returns the GL context with its tilegpu-specific methods.
 func (c *Context) GLES() *gles.Context { return c.gl }

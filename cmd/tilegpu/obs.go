@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/tilegpu/tilegpu"
@@ -14,6 +15,7 @@ import (
 type obsFlags struct {
 	stats   *bool
 	json    *bool
+	trace   *string
 	counter map[string]uint64 // counters before the measured part (bench)
 }
 
@@ -21,7 +23,29 @@ func addObsFlags(fs *flag.FlagSet) *obsFlags {
 	return &obsFlags{
 		stats: fs.Bool("stats", false, "print the GPU's performance counters for the context's work (a table)"),
 		json:  fs.Bool("json", false, "with -stats: print the counters as JSON"),
+		trace: fs.String("trace", "", "write a Chrome trace-event JSON timeline (GL calls, driver, kernel queues, rings, tiles per core) to this file; open it in ui.perfetto.dev"),
 	}
+}
+
+// configure sets the context options the flags need.
+func (o *obsFlags) configure(cfg *tilegpu.Config) {
+	cfg.Trace = *o.trace != ""
+}
+
+// writeTrace writes -trace's file.
+func (o *obsFlags) writeTrace(ctx *tilegpu.Context) error {
+	if *o.trace == "" {
+		return nil
+	}
+	f, err := os.Create(*o.trace)
+	if err != nil {
+		return err
+	}
+	if err := ctx.WriteTrace(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // begin notes the counters before the measured frames.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,54 @@ func TestBenchStatsTable(t *testing.T) {
 	// (warm-up and one timed).
 	if shaded != "1638400" || frames != "819200.0" {
 		t.Errorf("fs.fragments_shaded = %s (per frame %s), want 1638400 (819200.0)", shaded, frames)
+	}
+}
+
+// render -trace writes a trace whose render pass covers every tile of the
+// frame once and whose GL track holds the scene's draw.
+func TestRenderTrace(t *testing.T) {
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "trace.json")
+	captureStdout(t, func() error {
+		return cmdRender([]string{"-size", "128", "-o", filepath.Join(dir, "spot.png"), "-trace", tracePath})
+	})
+	data, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name string  `json:"name"`
+			Cat  string  `json:"cat"`
+			Ph   string  `json:"ph"`
+			Ts   float64 `json:"ts"`
+			Dur  float64 `json:"dur"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tiles := map[string]bool{}
+	var draws, renders int
+	var rs, re float64
+	for _, e := range doc.TraceEvents {
+		switch {
+		case e.Name == "glDrawElements":
+			draws++
+		case e.Cat == "render":
+			renders++
+			rs, re = e.Ts, e.Ts+e.Dur
+		}
+	}
+	for _, e := range doc.TraceEvents {
+		if e.Cat == "tile" {
+			if e.Ts < rs || e.Ts+e.Dur > re+0.001 {
+				t.Errorf("%s outside the render pass", e.Name)
+			}
+			tiles[e.Name] = true
+		}
+	}
+	if draws != 1 || renders != 1 || len(tiles) != 4 {
+		t.Errorf("trace has %d draws, %d render passes, tiles %v; want 1, 1 and the 4 tiles of 128×128", draws, renders, tiles)
 	}
 }

@@ -47,6 +47,7 @@ func cmdRender(args []string) error {
 	if *decode {
 		cfg.Capture = newDecoder(stdout).capture
 	}
+	obs.configure(&cfg)
 	ctx, err := tilegpu.NewContext(cfg)
 	if err != nil {
 		return err
@@ -80,6 +81,9 @@ func cmdRender(args []string) error {
 	s := ctx.Stats()
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
+	if err := obs.writeTrace(ctx); err != nil {
+		return err
+	}
 	return obs.report(stdout, ctx, 1)
 }
 
@@ -126,7 +130,9 @@ func cmdBench(args []string) error {
 	}
 	opt := bench.DefaultOptions()
 	opt.Width, opt.Height = *width, *height
-	ctx, err := tilegpu.NewContext(tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
+	cfg := tilegpu.Config{Width: 1, Height: 1, Cores: *cores}
+	obs.configure(&cfg)
+	ctx, err := tilegpu.NewContext(cfg)
 	if err != nil {
 		return err
 	}
@@ -142,6 +148,9 @@ func cmdBench(args []string) error {
 	fmt.Fprintln(stdout, res.String(sc))
 	// Run draws one warm-up frame before the timed ones.
 	if err := obs.report(stdout, ctx, res.Frames+1); err != nil {
+		return err
+	}
+	if err := obs.writeTrace(ctx); err != nil {
 		return err
 	}
 	if *out != "" {
