@@ -70,6 +70,7 @@ func (c *Context) Counters() ([]Counter, error) {
 
 // kernelOptions adds the observability options to the kernel's.
 func (c *Context) kernelOptions(o kernel.Options) kernel.Options {
+	o.DumpDir = c.cfg.CrashDumpDir
 	if !c.cfg.Trace {
 		return o
 	}

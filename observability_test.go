@@ -8,6 +8,8 @@ import (
 
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/gles"
+	"github.com/tilegpu/tilegpu/hw/cl"
+	"github.com/tilegpu/tilegpu/kernel"
 )
 
 // drawDepthPair draws a full-screen quad at depth zNear and then one at
@@ -224,5 +226,48 @@ func TestTracingOffAddsNothingToDraws(t *testing.T) {
 	ctx := newTestContext(t, Config{Width: 8, Height: 8})
 	if err := ctx.WriteTrace(&buf); err == nil {
 		t.Error("WriteTrace without Config.Trace succeeded")
+	}
+}
+
+// With CrashDumpDir the driver puts a MARKER with the draw id before each
+// draw in the binning list (ids count the context's draws from 1).
+func TestCrashDumpDirTurnsOnDrawMarkers(t *testing.T) {
+	var ids []uint32
+	ctx := newTestContext(t, Config{Width: 64, Height: 64, Cores: 1, CrashDumpDir: t.TempDir(), Capture: func(c *kernel.Capture) {
+		for off := 0; off < len(c.BinCL); {
+			l, err := cl.NextRecord(c.BinCL, off)
+			if err != nil {
+				t.Errorf("bin CL: %v", err)
+				return
+			}
+			var m cl.Marker
+			if l.Opcode == cl.OpMarker && m.Unpack(c.BinCL[off:]) == nil {
+				ids = append(ids, m.Id)
+			}
+			off += l.Size
+		}
+	}})
+	drawDepthPair(t, ctx)
+	if _, err := ctx.Image(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[0] != 1 || ids[1] != 2 {
+		t.Errorf("draw markers %v, want [1 2]", ids)
+	}
+	plain := newTestContext(t, Config{Width: 64, Height: 64, Cores: 1, Capture: func(c *kernel.Capture) {
+		for off := 0; off < len(c.BinCL); {
+			l, err := cl.NextRecord(c.BinCL, off)
+			if err != nil {
+				return
+			}
+			if l.Opcode == cl.OpMarker {
+				t.Error("draw marker without CrashDumpDir or Trace")
+			}
+			off += l.Size
+		}
+	}})
+	drawDepthPair(t, plain)
+	if _, err := plain.Image(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -46,6 +46,11 @@ type Config struct {
 	Trace bool
 	// TraceLimit bounds the events Trace keeps; 0: 1<<20.
 	TraceLimit int
+	// CrashDumpDir, when set, is where the kernel writes a crash dump when
+	// a job page-faults, fails in the hardware or hangs (decode it with
+	// `tilegpu crashdec`); the driver then puts a draw marker before each
+	// draw so the dump names the draw.
+	CrashDumpDir string
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.
@@ -89,7 +94,7 @@ func NewContext(cfg Config) (*Context, error) {
 		c.teardown()
 		return nil, err
 	}
-	if c.screen, err = tg.NewScreen(c.winsys(platform.Winsys{F: f, PerfMon: c.perfMon}), c.shaderCompiler(platform.Compiler{}), tg.ScreenOptions{}); err != nil {
+	if c.screen, err = tg.NewScreen(c.winsys(platform.Winsys{F: f, PerfMon: c.perfMon}), c.shaderCompiler(platform.Compiler{}), tg.ScreenOptions{DrawMarkers: c.cfg.CrashDumpDir != "" || c.cfg.Trace}); err != nil {
 		c.teardown()
 		return nil, err
 	}

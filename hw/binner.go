@@ -34,6 +34,7 @@ const (
 type binTile struct {
 	next, end uint32 // VA of the next byte and of the end of the current block
 	version   uint32 // state version last copied into the list
+	marker    uint32 // markerVer of the last MARKER copied into the list
 }
 
 // binState is the decoded rendering state the binner needs.
@@ -88,6 +89,11 @@ type binner struct {
 
 	clip      clipper
 	primCount uint32
+
+	// The last MARKER record and its version (1 + markers seen in this
+	// job; 0 means none yet).
+	marker    [5]byte
+	markerVer uint32
 }
 
 func newBinner(g *GPU, e *engine) *binner {
@@ -114,6 +120,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.have = [256]bool{}
 	b.haveStencil = [2]bool{}
 	b.stVer = 1
+	b.markerVer = 0
 	b.configured = false
 	g := b.g
 	g.mu.Lock()
@@ -137,6 +144,10 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 		off += n
 		switch op {
 		case opNOP, opStartTileBinning:
+		case opMarker:
+			copy(b.marker[:], r)
+			b.markerVer++
+			b.g.markers.bin.Store(u32(r, 1))
 		case opTileBinningMode:
 			if err := b.configure(r); err != nil {
 				return err
@@ -477,7 +488,7 @@ func (b *binner) shadeVertices() error {
 		bt.UniformsVA = b.sr.csUniforms
 		bt.QPUNumber = 0
 		bt.LaneMask = uint16(1<<cnt - 1)
-		if err := runShader(b.core, b.m, prog, bt); err != nil {
+		if err := runShader(b.g, b.core, b.m, prog, bt); err != nil {
 			return err
 		}
 		b.perf.qpuInstructions += bt.Instructions
@@ -724,6 +735,12 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
 		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
 			t := &b.tiles[ty*b.tilesW+tx]
+			if t.marker != b.markerVer {
+				if err := b.emit(t, b.marker[:]); err != nil {
+					return err
+				}
+				t.marker = b.markerVer
+			}
 			if t.version != b.stVer {
 				if err := b.copyState(t); err != nil {
 					return err

@@ -58,6 +58,7 @@ type GPU struct {
 	// counters is the counter block (perf.go), PERF_COUNTER(c).
 	counters  [NumCounters]atomic.Uint64
 	tileTrace tileTrace
+	markers   markerRegs
 
 	render *renderer
 
@@ -248,6 +249,8 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 		g.mu.Unlock()
 	case RegMMUTLBInvalidate:
 		g.tlbEpoch.Add(1)
+	case RegShaderFaultInfo:
+		g.markers.faultInfo.Store(0) // any write clears the record
 	case RegTileTraceBase:
 		g.tileTrace.base.Store(v)
 	case RegTileTraceSize:
@@ -285,6 +288,9 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 func (g *GPU) ReadReg(r Reg) uint32 {
 	if e, p, off, ok := decodeRingReg(r); ok {
 		return g.engines[e].readReg(p, off)
+	}
+	if v, ok := g.readMarkerReg(r); ok {
+		return v
 	}
 	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
 		v := g.counters[(r-regPerfCounterBase)/8].Load()

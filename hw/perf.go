@@ -173,3 +173,65 @@ func (w *worker) traceTile(col, row int) {
 	binary.LittleEndian.PutUint32(rec[24:], uint32(min(w.cost.instructions, math.MaxUint32)))
 	binary.LittleEndian.PutUint32(rec[28:], uint32(min(w.cost.fragments, math.MaxUint32)))
 }
+
+// Draw markers and the shader-fault record (docs/hardware.md §8): what a
+// crash dump needs to name the draw, tile and instruction that failed.
+const (
+	RegMarkerBin Reg = 0xC00 // R: Id of the last MARKER the binner passed
+	// RegShaderFaultPC (R) is the address of the instruction of the last
+	// shader batch that failed (page fault, CL error in the shader),
+	// RegShaderFaultEntry its program's entry and RegShaderFaultInfo
+	// ShaderFaultValid | stage<<8 | QPU number.
+	RegShaderFaultPC    Reg = 0xC04
+	RegShaderFaultEntry Reg = 0xC08
+	RegShaderFaultInfo  Reg = 0xC0C
+	regMarkerCoreBase   Reg = 0xC40
+	regTileCoreBase     Reg = 0xD40
+
+	TileValid        uint32 = 1 << 31 // TILE_CORE: the core has rendered a tile since reset
+	ShaderFaultValid uint32 = 1 << 31
+	// MaxMarkerCores is how many cores have MARKER_CORE/TILE_CORE registers.
+	MaxMarkerCores = 64
+)
+
+// RegMarkerCore is the Id of the last MARKER render core k passed.
+func RegMarkerCore(k int) Reg { return regMarkerCoreBase + 4*Reg(k) }
+
+// RegTileCore is the tile render core k works on or last worked on:
+// column | row<<8 | TileValid.
+func RegTileCore(k int) Reg { return regTileCoreBase + 4*Reg(k) }
+
+type markerRegs struct {
+	bin        atomic.Uint32
+	core, tile [MaxMarkerCores]atomic.Uint32
+	faultPC    atomic.Uint32
+	faultEntry atomic.Uint32
+	faultInfo  atomic.Uint32
+}
+
+// readMarkerReg serves the marker and shader-fault registers.
+func (g *GPU) readMarkerReg(r Reg) (uint32, bool) {
+	m := &g.markers
+	switch {
+	case r == RegMarkerBin:
+		return m.bin.Load(), true
+	case r == RegShaderFaultPC:
+		return m.faultPC.Load(), true
+	case r == RegShaderFaultEntry:
+		return m.faultEntry.Load(), true
+	case r == RegShaderFaultInfo:
+		return m.faultInfo.Load(), true
+	case r >= regMarkerCoreBase && r < regMarkerCoreBase+4*MaxMarkerCores && r%4 == 0:
+		return m.core[(r-regMarkerCoreBase)/4].Load(), true
+	case r >= regTileCoreBase && r < regTileCoreBase+4*MaxMarkerCores && r%4 == 0:
+		return m.tile[(r-regTileCoreBase)/4].Load(), true
+	}
+	return 0, false
+}
+
+// shaderFailed records a failed batch for RegShaderFault*.
+func (g *GPU) shaderFailed(pc, entry uint32, stage, qpuNumber int) {
+	g.markers.faultPC.Store(pc)
+	g.markers.faultEntry.Store(entry)
+	g.markers.faultInfo.Store(ShaderFaultValid | uint32(stage&0xFF)<<8 | uint32(qpuNumber&0xFF))
+}

@@ -56,18 +56,28 @@ func (c *programCache) get(m *mmu, pc uint32) (*qpu.Program, error) {
 }
 
 // runShader runs one batch and turns a failure into a fault or CL error.
-func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
+func runShader(g *GPU, core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 	m.faulted = false
 	err := core.Run(p, b)
 	if err == nil {
 		return nil
 	}
+	// Record where the batch failed for the crash dump's registers.
+	pc := p.Entry()
+	var qf *qpu.Fault
+	var ie *qpu.InstrError
+	switch {
+	case errors.As(err, &qf):
+		pc = qf.PC
+	case errors.As(err, &ie):
+		pc = ie.PC
+	}
+	g.shaderFailed(pc, p.Entry(), int(b.Stage), int(b.QPUNumber))
 	if m.faulted {
 		f := m.fault
 		return &f
 	}
-	var qf *qpu.Fault
-	if errors.As(err, &qf) {
+	if qf != nil {
 		return &pageFault{va: qf.VA, ctx: m.ctx, engine: m.engine, write: qf.Write}
 	}
 	return clErrorf("shader: %v", err)

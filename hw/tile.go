@@ -142,6 +142,9 @@ func newWorker(g *GPU, r *renderer, id int) *worker {
 func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	defer w.perf.flushTo(w.g)
 	w.cost = tileCost{start: w.g.timestamp()}
+	if w.id < MaxMarkerCores {
+		w.g.markers.tile[w.id].Store(uint32(j.col) | uint32(j.row)<<8 | TileValid)
+	}
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
@@ -205,6 +208,15 @@ func (w *worker) walk(va uint32, stop *atomic.Bool) error {
 		va += uint32(n)
 		switch op {
 		case opNOP:
+		case opMarker:
+			// Shade what came before under the previous marker, so the
+			// core's MARKER register names the draw it is working on.
+			if err := w.flushSegment(); err != nil {
+				return err
+			}
+			if w.id < MaxMarkerCores {
+				w.g.markers.core[w.id].Store(u32(rec, 1))
+			}
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:
@@ -423,7 +435,7 @@ func (w *worker) shadeVertices() error {
 		bt.UniformsVA = sr.vsUniforms
 		bt.QPUNumber = uint32(w.id + 1)
 		bt.LaneMask = uint16(1<<cnt - 1)
-		if err := runShader(w.core, w.m, w.vsProg, bt); err != nil {
+		if err := runShader(w.g, w.core, w.m, w.vsProg, bt); err != nil {
 			return err
 		}
 		w.perf.qpuInstructions += bt.Instructions

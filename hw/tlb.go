@@ -106,7 +106,7 @@ func (w *worker) flushFragments() error {
 	bt.LaneMask = fb.mask
 	bt.Kill = 0
 	bt.ZWritten = false
-	err := runShader(w.core, w.m, w.fsProg, bt)
+	err := runShader(w.g, w.core, w.m, w.fsProg, bt)
 	if hadPoints {
 		bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
 	}

@@ -37,6 +37,15 @@ type Options struct {
 	// write per tile.
 	TileTrace bool
 
+	// DumpDir, when set, is the directory where the kernel writes a crash
+	// dump (dump.go; `tilegpu crashdec` decodes it) when a job page-faults,
+	// hits a CL error (malformed list or aborted shader) or hangs. At
+	// most 64 dumps per Device.
+	DumpDir string
+	// OnDump, when set, is called with each dump's path (device lock
+	// held, like Capture).
+	OnDump func(path string)
+
 	// starveLimit overrides how long a normal-priority job may head its
 	// ring without retiring before the dispatcher stops adding
 	// high-priority work (default defaultStarveLimit).

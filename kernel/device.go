@@ -70,6 +70,8 @@ type Device struct {
 	closed    bool
 	overflows int // overflow pools handed out on BIN_OOM, for tests and debugging
 	tiles     tileTraceState
+	dumps     int      // crash dumps written (dump.go)
+	dumpPaths []string // their files
 
 	// Interrupt state, filled by the handler on a GPU goroutine. The
 	// handler never takes mu, so the kernel may hold mu while it writes

@@ -111,6 +111,9 @@ func (d *Device) service() {
 	if bits&intrBinOOM != 0 {
 		d.handleBinOOM()
 	}
+	if bits&intrCLError != 0 && d.opts.DumpDir != "" {
+		d.dumpCLError()
+	}
 	for p := range renderDone {
 		d.retire(p, renderDone[p])
 	}
@@ -280,7 +283,11 @@ func (d *Device) handleFault(fr faultRecord) {
 	if eng < numEngines {
 		ename = engineNames[eng]
 	}
-	d.markGuilty(c, errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename))
+	err := errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename)
+	if c.guilty == nil {
+		d.crashDump("page fault", err.Msg, d.oldestJobOf(c), &fr)
+	}
+	d.markGuilty(c, err)
 }
 
 // handleBinOOM gives the job that is binning a new tile-allocation pool.
@@ -588,6 +595,13 @@ func (d *Device) watchdog() {
 		head = capped
 	} else if head == nil {
 		head = all[0]
+	}
+	if d.opts.DumpDir != "" {
+		why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
+		if !stalled {
+			why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
+		}
+		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
 	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
 	// RESET made RPTR = WPTR on every ring; nothing of the old contents

@@ -21,6 +21,7 @@ commands:
   disasm       disassemble TG machine code
   deqp         run dEQP GLES2 shader-library .test files on the virtual GPU
   shader-test  run piglit .shader_test files on the virtual GPU
+  crashdec     decode a GPU crash dump (Config.CrashDumpDir): ring, draw, tile, shader with the PC marked
 
 Run 'tilegpu <command> -h' for a command's flags.
 `
@@ -37,6 +38,7 @@ func main() {
 		"disasm":      cmdDisasm,
 		"deqp":        cmdDEQP,
 		"shader-test": cmdShaderTest,
+		"crashdec":    cmdCrashdec,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

@@ -126,3 +126,21 @@ func TestRenderTrace(t *testing.T) {
 		t.Errorf("trace has %d draws, %d render passes, tiles %v; want 1, 1 and the 4 tiles of 128×128", draws, renders, tiles)
 	}
 }
+
+// tilegpu crashdec decodes a dump file; a file that is not a dump is an
+// error naming it.
+func TestCrashdecCommand(t *testing.T) {
+	text := captureStdout(t, func() error { return cmdCrashdec([]string{"../../internal/crashdec/testdata/pagefault.json"}) })
+	for _, want := range []string{"tilegpu crash dump: page fault", "draw: 2 (", "=> 00002000: e20f40000bad0000  li tmu_addr, 0xbad0000"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("crashdec output lacks %q", want)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"Format":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmdCrashdec([]string{bad}); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "format") {
+		t.Errorf("crashdec of a non-dump: %v", err)
+	}
+}

@@ -119,6 +119,10 @@ func (c *Context) Draw(info *pipe.DrawInfo) error {
 	}
 	c.dirty = 0
 
+	if c.screen.drawMarkers {
+		// Draw id: the context's draw count, from 1 (crash dumps name it).
+		j.emit(cl.Marker{Id: uint32(c.stats.Draws + 1)})
+	}
 	instances := max(info.InstanceCount, 1)
 	for range instances {
 		if ib != nil {
