@@ -227,3 +227,69 @@ func TestTileTraceListsTheJobsTiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPerfMonIoctls drives PerfMonCreate, PerfMonGet, PerfMonDestroy and
+// QueryJob with random arguments from two clients: each call succeeds or
+// fails with a *Error, a monitor returns one value per counter it was
+// created with, and one client never reaches the other's monitors.
+func FuzzPerfMonIoctls(f *testing.F) {
+	d := newHWDevice(f, 200*time.Millisecond)
+	f.Add([]byte{0, 0, 3, 1, 2, 9, 1, 0, 1, 2, 1, 1, 3, 0, 5})
+	f.Add([]byte{0, 1, 30, 0, 0, 0, 1, 1, 0, 1, 0, 1, 2, 0, 1})
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		files := [2]*File{mustOpen(t, d), mustOpen(t, d)}
+		defer files[0].Close()
+		defer files[1].Close()
+		made := [2]map[uint32]int{{}, {}}
+		check := func(call string, err error) {
+			var ke *Error
+			if err != nil && !errors.As(err, &ke) {
+				t.Fatalf("%s: %v (%T) is not a *kernel.Error", call, err, err)
+			}
+		}
+		next := func() byte {
+			if len(prog) == 0 {
+				return 0
+			}
+			b := prog[0]
+			prog = prog[1:]
+			return b
+		}
+		for steps := 0; len(prog) >= 2 && steps < 64; steps++ {
+			op, who := next()%4, int(next()%2)
+			fl := files[who]
+			switch op {
+			case 0:
+				n := int(next() % 40)
+				ctrs := make([]PerfCounter, n)
+				for i := range ctrs {
+					ctrs[i] = PerfCounter(next() % 32)
+				}
+				a := PerfMonCreateArgs{Counters: ctrs}
+				err := fl.PerfMonCreate(&a)
+				check("PerfMonCreate", err)
+				if err == nil {
+					made[who][a.ID] = n
+				}
+			case 1:
+				a := PerfMonGetArgs{ID: uint32(next() % 8)}
+				err := fl.PerfMonGet(&a)
+				check("PerfMonGet", err)
+				n, mine := made[who][a.ID]
+				if err == nil && (!mine || len(a.Values) != n) {
+					t.Fatalf("client %d read monitor %d (its own: %v) with %d values, want %d", who, a.ID, mine, len(a.Values), n)
+				}
+			case 2:
+				id := uint32(next() % 8)
+				err := fl.PerfMonDestroy(&PerfMonDestroyArgs{ID: id})
+				check("PerfMonDestroy", err)
+				if _, mine := made[who][id]; (err == nil) != mine {
+					t.Fatalf("client %d destroyed monitor %d (its own: %v): %v", who, id, mine, err)
+				}
+				delete(made[who], id)
+			case 3:
+				check("QueryJob", fl.QueryJob(&QueryJobArgs{Fence: uint64(next())}))
+			}
+		}
+	})
+}
