@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/tilegpu/tilegpu/driver/tg"
@@ -20,6 +22,8 @@ import (
 // submission of the context is attached to, and the trace.
 type obs struct {
 	perfMon uint32
+	costMu  sync.Mutex
+	costs   map[[2]int]*TileCost
 	tr      struct {
 		rec   *gputrace.Recorder
 		cores [256]bool // render-core tracks named so far
@@ -71,21 +75,99 @@ func (c *Context) Counters() ([]Counter, error) {
 // kernelOptions adds the observability options to the kernel's.
 func (c *Context) kernelOptions(o kernel.Options) kernel.Options {
 	o.DumpDir = c.cfg.CrashDumpDir
-	if !c.cfg.Trace {
+	if !c.cfg.Trace && !c.cfg.TileCosts {
 		return o
 	}
-	c.tr.rec = gputrace.New(c.cfg.TraceLimit)
-	lo, hi := c.gpu.ReadReg(hw.RegTimestampLo), c.gpu.ReadReg(hw.RegTimestampHi)
-	c.tr.rec.SyncGPUClock(uint64(hi)<<32 | uint64(lo))
+	if c.cfg.Trace {
+		c.tr.rec = gputrace.New(c.cfg.TraceLimit)
+		lo, hi := c.gpu.ReadReg(hw.RegTimestampLo), c.gpu.ReadReg(hw.RegTimestampHi)
+		c.tr.rec.SyncGPUClock(uint64(hi)<<32 | uint64(lo))
+	}
 	o.TileTrace = true
 	next := o.OnRetire
 	o.OnRetire = func(j *kernel.JobInfo) {
-		c.traceJob(j)
+		if c.tr.rec != nil {
+			c.traceJob(j)
+		}
+		if c.cfg.TileCosts {
+			c.addTileCosts(j)
+		}
 		if next != nil {
 			next(j)
 		}
 	}
 	return o
+}
+
+// TileCost is one tile's work summed over the context's jobs (Config.TileCosts).
+type TileCost struct {
+	Col, Row     int    // tile column and row (row 0 at the bottom, GL's window coordinates)
+	X, Y, W, H   int    // the tile's rectangle in the default framebuffer, top row first (image coordinates)
+	Instructions uint64 // vertex and fragment shader instructions (per 16-lane instruction)
+	Fragments    uint64 // fragments shaded
+	Nanoseconds  uint64 // render-core time spent on the tile
+	Jobs         int    // jobs that rendered it
+}
+
+// addTileCosts adds a retired job's tiles; it runs in OnRetire (device
+// lock held).
+func (c *Context) addTileCosts(j *kernel.JobInfo) {
+	c.costMu.Lock()
+	defer c.costMu.Unlock()
+	if c.costs == nil {
+		c.costs = map[[2]int]*TileCost{}
+	}
+	for _, t := range j.Tiles {
+		k := [2]int{t.Col, t.Row}
+		tc := c.costs[k]
+		if tc == nil {
+			tc = &TileCost{Col: t.Col, Row: t.Row}
+			c.costs[k] = tc
+		}
+		tc.Instructions += uint64(t.Instructions)
+		tc.Fragments += uint64(t.Fragments)
+		tc.Nanoseconds += t.End - t.Start
+		tc.Jobs++
+	}
+}
+
+// TileCosts finishes the queued rendering and returns every tile's cost
+// summed over the context's jobs (all render targets share tile
+// coordinates), row-major from the top of the image. It needs
+// Config.TileCosts.
+func (c *Context) TileCosts() ([]TileCost, error) {
+	if !c.cfg.TileCosts {
+		return nil, errors.New("tilegpu: TileCosts needs Config.TileCosts")
+	}
+	if c.closed {
+		return nil, errors.New("tilegpu: context is closed")
+	}
+	c.gl.Finish()
+	a := kernel.GetParamArgs{Param: kernel.ParamTileSize}
+	if err := c.file.GetParam(&a); err != nil {
+		return nil, err
+	}
+	ts := int(a.Value)
+	c.costMu.Lock()
+	defer c.costMu.Unlock()
+	var out []TileCost
+	for _, tc := range c.costs {
+		t := *tc
+		x0, y0 := t.Col*ts, t.Row*ts
+		if x0 >= c.cfg.Width || y0 >= c.cfg.Height {
+			continue // a larger render target's tile
+		}
+		t.W, t.H = min(ts, c.cfg.Width-x0), min(ts, c.cfg.Height-y0)
+		t.X, t.Y = x0, c.cfg.Height-y0-t.H
+		out = append(out, t)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Y != out[b].Y {
+			return out[a].Y < out[b].Y
+		}
+		return out[a].X < out[b].X
+	})
+	return out, nil
 }
 
 var prioNames = [...]string{"normal", "high"}

@@ -271,3 +271,36 @@ func TestCrashDumpDirTurnsOnDrawMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TileCosts covers the framebuffer with its tiles, top row first, and
+// their fragments add up to the context's fs.fragments_shaded counter.
+func TestTileCosts(t *testing.T) {
+	const w, h = 128, 96
+	ctx := newTestContext(t, Config{Width: w, Height: h, Cores: 2, TileCosts: true})
+	drawDepthPair(t, ctx)
+	costs, err := ctx.TileCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ x, y, w, h int }{{0, 0, 64, 32}, {64, 0, 64, 32}, {0, 32, 64, 64}, {64, 32, 64, 64}}
+	if len(costs) != len(want) {
+		t.Fatalf("%d tiles, want %d: %+v", len(costs), len(want), costs)
+	}
+	var frags uint64
+	for i, c := range costs {
+		if c.X != want[i].x || c.Y != want[i].y || c.W != want[i].w || c.H != want[i].h {
+			t.Errorf("tile %d at %d,%d %dx%d, want %+v", i, c.X, c.Y, c.W, c.H, want[i])
+		}
+		if c.Fragments < uint64(c.W*c.H) || c.Instructions == 0 || c.Jobs == 0 {
+			t.Errorf("tile %d,%d: %d fragments (at least its %d pixels), %d instructions, %d jobs", c.Col, c.Row, c.Fragments, c.W*c.H, c.Instructions, c.Jobs)
+		}
+		frags += c.Fragments
+	}
+	if m := counterMap(t, ctx); frags != m["fs.fragments_shaded"] {
+		t.Errorf("tiles shaded %d fragments, the counters say %d", frags, m["fs.fragments_shaded"])
+	}
+	plain := newTestContext(t, Config{Width: 8, Height: 8})
+	if _, err := plain.TileCosts(); err == nil {
+		t.Error("TileCosts without Config.TileCosts succeeded")
+	}
+}

@@ -51,6 +51,9 @@ type Config struct {
 	// `tilegpu crashdec`); the driver then puts a draw marker before each
 	// draw so the dump names the draw.
 	CrashDumpDir string
+	// TileCosts turns on the render engine's tile trace and sums each
+	// tile's cost over the context's jobs for TileCosts (heat maps).
+	TileCosts bool
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.

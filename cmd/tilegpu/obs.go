@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"text/tabwriter"
@@ -16,6 +17,8 @@ type obsFlags struct {
 	stats   *bool
 	json    *bool
 	trace   *string
+	heatmap *string
+	metric  *string
 	counter map[string]uint64 // counters before the measured part (bench)
 }
 
@@ -27,9 +30,38 @@ func addObsFlags(fs *flag.FlagSet) *obsFlags {
 	}
 }
 
+// addHeatmapFlags adds -heatmap (render only: it draws over the frame).
+func (o *obsFlags) addHeatmapFlags(fs *flag.FlagSet) {
+	o.heatmap = fs.String("heatmap", "", "write a PNG of the frame with each tile tinted by its cost and a legend")
+	o.metric = fs.String("heatmap-metric", "instructions", "the -heatmap cost: instructions, fragments, overdraw (fragments per pixel) or time (µs on the render core)")
+}
+
+// writeHeatmap writes -heatmap's PNG over frame.
+func (o *obsFlags) writeHeatmap(ctx *tilegpu.Context, frame *image.NRGBA) error {
+	if o.heatmap == nil || *o.heatmap == "" {
+		return nil
+	}
+	costs, err := ctx.TileCosts()
+	if err != nil {
+		return err
+	}
+	img, err := heatmap(frame, costs, *o.metric)
+	if err != nil {
+		return err
+	}
+	return writePNG(*o.heatmap, img)
+}
+
 // configure sets the context options the flags need.
-func (o *obsFlags) configure(cfg *tilegpu.Config) {
+func (o *obsFlags) configure(cfg *tilegpu.Config) error {
 	cfg.Trace = *o.trace != ""
+	if o.heatmap != nil && *o.heatmap != "" {
+		if _, ok := heatMetrics[*o.metric]; !ok {
+			return fmt.Errorf("-heatmap-metric %q: want instructions, fragments, overdraw or time", *o.metric)
+		}
+		cfg.TileCosts = true
+	}
+	return nil
 }
 
 // writeTrace writes -trace's file.

@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tilegpu/tilegpu"
 )
 
 // captureStdout runs f with stdout going to a buffer.
@@ -142,5 +147,66 @@ func TestCrashdecCommand(t *testing.T) {
 	}
 	if err := cmdCrashdec([]string{bad}); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "format") {
 		t.Errorf("crashdec of a non-dump: %v", err)
+	}
+}
+
+// heatmap tints each tile by its share of the maximum cost: the cheapest
+// blue, the dearest red, with grid lines and the legend ramp below.
+func TestHeatmapTintsTilesByCost(t *testing.T) {
+	frame := image.NewNRGBA(image.Rect(0, 0, 128, 64))
+	costs := []tilegpu.TileCost{
+		{X: 0, Y: 0, W: 64, H: 64, Instructions: 0, Fragments: 64 * 64},
+		{X: 64, Y: 0, W: 64, H: 64, Instructions: 500, Fragments: 3 * 64 * 64},
+	}
+	img, err := heatmap(frame, costs, "instructions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 128 || b.Dy() != 64+legendHeight {
+		t.Fatalf("heat map is %v", b)
+	}
+	cheap, dear := img.NRGBAAt(32, 32), img.NRGBAAt(96, 32)
+	if cheap.B <= cheap.R || dear.R <= dear.B || dear.G > 10 {
+		t.Errorf("cheap tile %v should be blue, dear tile %v red", cheap, dear)
+	}
+	if g := img.NRGBAAt(64, 10); g != (color.NRGBA{0, 0, 0, 255}) {
+		t.Errorf("grid line at the tile edge is %v", g)
+	}
+	if l, r := img.NRGBAAt(0, 64+8), img.NRGBAAt(127, 64+8); l != heatColor(0) || r != heatColor(1) {
+		t.Errorf("legend ramp runs %v..%v", l, r)
+	}
+	over, err := heatmap(frame, costs, "overdraw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := over.NRGBAAt(32, 32); c.B <= c.R {
+		t.Errorf("overdraw 1 of a maximum 3 drawn as %v, want the blue end", c)
+	}
+	if _, err := heatmap(frame, costs, "bogus"); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// render -heatmap writes the frame's heat map below which the legend sits.
+func TestRenderHeatmap(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "heat.png")
+	captureStdout(t, func() error {
+		return cmdRender([]string{"-size", "128", "-o", filepath.Join(dir, "spot.png"), "-heatmap", out, "-heatmap-metric", "fragments"})
+	})
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 128 || b.Dy() != 128+legendHeight {
+		t.Errorf("heat map is %v, want 128×%d", b, 128+legendHeight)
+	}
+	if err := cmdRender([]string{"-size", "64", "-o", filepath.Join(dir, "x.png"), "-heatmap", out, "-heatmap-metric", "nope"}); err == nil {
+		t.Error("unknown -heatmap-metric accepted")
 	}
 }

@@ -28,6 +28,7 @@ func cmdRender(args []string) error {
 	yaw := fs.Float64("yaw", math.NaN(), "with -model: camera yaw in degrees from the front towards +X (default: automatic)")
 	pitch := fs.Float64("pitch", math.NaN(), "with -model: camera pitch in degrees above the horizontal (default: automatic)")
 	obs := addObsFlags(fs)
+	obs.addHeatmapFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +48,9 @@ func cmdRender(args []string) error {
 	if *decode {
 		cfg.Capture = newDecoder(stdout).capture
 	}
-	obs.configure(&cfg)
+	if err := obs.configure(&cfg); err != nil {
+		return err
+	}
 	ctx, err := tilegpu.NewContext(cfg)
 	if err != nil {
 		return err
@@ -82,6 +85,9 @@ func cmdRender(args []string) error {
 	fmt.Fprintf(stdout, "rendered %s: %d×%d, %d triangles (%d after culling), %d tiles, %.1f ms, %d shader instructions executed (16-lane), %d vertices and %d fragments shaded\n",
 		*out, *size, *size, st.Triangles, s.Triangles, s.Tiles, float64(el.Microseconds())/1000, s.Instructions, s.Vertices, s.Fragments)
 	if err := obs.writeTrace(ctx); err != nil {
+		return err
+	}
+	if err := obs.writeHeatmap(ctx, img); err != nil {
 		return err
 	}
 	return obs.report(stdout, ctx, 1)
@@ -131,7 +137,9 @@ func cmdBench(args []string) error {
 	opt := bench.DefaultOptions()
 	opt.Width, opt.Height = *width, *height
 	cfg := tilegpu.Config{Width: 1, Height: 1, Cores: *cores}
-	obs.configure(&cfg)
+	if err := obs.configure(&cfg); err != nil {
+		return err
+	}
 	ctx, err := tilegpu.NewContext(cfg)
 	if err != nil {
 		return err
