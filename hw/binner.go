@@ -579,7 +579,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		}
 		// Publish the counts as the work goes, not only at the end: the
 		// kernel's watchdog judges a hang by these counters not moving.
-		b.perf.flushTo(b.g)
+		b.perf.flushProgress(b.g)
 	}
 	s := &b.st
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)

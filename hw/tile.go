@@ -405,7 +405,7 @@ func (w *worker) flushSegment() error {
 	err := w.flushFragments()
 	// A segment is up to segMaxPrims primitives: publish its counts now so
 	// the kernel's watchdog sees a long tile making progress.
-	w.perf.flushTo(w.g)
+	w.perf.flushProgress(w.g)
 	return err
 }
 
