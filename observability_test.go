@@ -79,8 +79,8 @@ func TestCountersFollowTheFrame(t *testing.T) {
 	if m["fs.instructions"] == 0 || m["vs.instructions"] == 0 || m["cs.instructions"] == 0 {
 		t.Errorf("shader instructions not counted: %v", m)
 	}
-	if n := len(m); n != 27 {
-		t.Errorf("%d counters, want 27", n)
+	if n := len(m); n != 29 {
+		t.Errorf("%d counters, want 29", n)
 	}
 }
 

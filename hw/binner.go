@@ -398,6 +398,7 @@ func (b *binner) fetchIndices(r []byte, n int) error {
 	}
 	addr, maxIdx := u32(r, 6), u32(r, 10)
 	esize := uint32(1) << typ
+	b.perf.ctr[CtrBinBytesRead] += uint64(n) * uint64(esize)
 	for i := 0; i < n; {
 		va := addr + uint32(i)*esize
 		p, f := b.m.page(va, false)
@@ -495,6 +496,7 @@ func (b *binner) shadeVertices() error {
 		b.perf.vertices += uint64(cnt)
 		b.perf.ctr[CtrCSInstructions] += bt.Instructions
 		b.perf.ctr[CtrCSVertices] += uint64(cnt)
+		b.perf.ctr[CtrBinBytesRead] += uint64(cnt) * attributeBytes(&b.sr)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]
 			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]

@@ -31,6 +31,7 @@ const (
 	CtrBinBytesWritten                // tile-list bytes written (records and state copies)
 	CtrCSVertices                     // vertices shaded by the coordinate shader
 	CtrCSInstructions                 // coordinate-shader instructions (per 16-lane instruction)
+	CtrBinBytesRead                   // index and vertex-attribute bytes the binner fetched
 
 	// RENDER engine counters.
 	CtrTiles                 // tiles rendered
@@ -50,6 +51,7 @@ const (
 	CtrFragmentsBlended      // of those, fragments written with blending on
 	CtrVSVertices            // vertices shaded by the vertex shader (per tile segment)
 	CtrVSInstructions        // vertex-shader instructions
+	CtrVSBytesRead           // vertex-attribute bytes fetched for the vertex shader
 	CtrFSInstructions        // fragment-shader instructions
 
 	NumCounters
@@ -73,6 +75,7 @@ var counterNames = [NumCounters]string{
 	CtrBinBytesWritten:       "bin.bytes_written",
 	CtrCSVertices:            "cs.vertices",
 	CtrCSInstructions:        "cs.instructions",
+	CtrBinBytesRead:          "bin.bytes_read",
 	CtrTiles:                 "render.tiles",
 	CtrTileLoads:             "render.tile_loads",
 	CtrTileStores:            "render.tile_stores",
@@ -90,6 +93,7 @@ var counterNames = [NumCounters]string{
 	CtrFragmentsBlended:      "tlb.fragments_blended",
 	CtrVSVertices:            "vs.vertices",
 	CtrVSInstructions:        "vs.instructions",
+	CtrVSBytesRead:           "vs.bytes_read",
 	CtrFSInstructions:        "fs.instructions",
 }
 

@@ -87,6 +87,15 @@ func runShader(g *GPU, core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) err
 // attribute spans 4 words.
 const vpmInWords = 256 + 4
 
+// attributeBytes is how many bytes loadAttributes reads per vertex.
+func attributeBytes(sr *shaderRecord) uint64 {
+	var n uint64
+	for a := 0; a < sr.numAttrs; a++ {
+		n += uint64(uint32(sr.attrs[a].components) * attrTypeSize[sr.attrs[a].typ])
+	}
+	return n
+}
+
 // loadAttributes fills the VPM input of lanes 0..len(idx)-1 with the
 // converted attributes of vertices idx (docs/hardware.md §6.1).
 func loadAttributes(m *mmu, sr *shaderRecord, idx []uint32, vpm []float32) error {

@@ -441,6 +441,7 @@ func (w *worker) shadeVertices() error {
 		w.perf.qpuInstructions += bt.Instructions
 		w.perf.vertices += uint64(cnt)
 		w.perf.ctr[CtrVSInstructions] += bt.Instructions
+		w.perf.ctr[CtrVSBytesRead] += uint64(cnt) * attributeBytes(sr)
 		w.cost.instructions += bt.Instructions
 		w.perf.ctr[CtrVSVertices] += uint64(cnt)
 		for l := 0; l < cnt; l++ {

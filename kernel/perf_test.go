@@ -68,6 +68,12 @@ func TestJobTimesAndCounters(t *testing.T) {
 	if q.Info.Counters[hw.CtrFSInstructions] == 0 || q.Info.Counters[hw.CtrCSVertices] < 3 || q.Info.Counters[hw.CtrBinBytesWritten] < 3*4*14 {
 		t.Errorf("instruction/vertex/byte counters implausible: %v", q.Info.Counters)
 	}
+	// One FLOAT vec3 attribute: 12 bytes per shaded vertex on both sides.
+	c := &q.Info.Counters
+	if c[hw.CtrBinBytesRead] != 12*c[hw.CtrCSVertices] || c[hw.CtrVSBytesRead] != 12*c[hw.CtrVSVertices] || c[hw.CtrVSVertices] == 0 {
+		t.Errorf("attribute bytes: bin %d for %d vertices, vs %d for %d vertices; want 12 per vertex",
+			c[hw.CtrBinBytesRead], c[hw.CtrCSVertices], c[hw.CtrVSBytesRead], c[hw.CtrVSVertices])
+	}
 	if q.Info.Err != nil || q.Info.Fence != a.OutFence || q.Info.Context != f.ctx.id {
 		t.Errorf("info %+v", q.Info)
 	}
