@@ -36,7 +36,10 @@
 //
 // (the TS|CTR records are the job's start- and end-of-pipe timestamps and
 // counter dumps in its report area, read into a JobInfo at retirement for
-// QueryJob, perf monitors and Options.OnRetire: perf.go)
+// QueryJob, perf monitors and Options.OnRetire: perf.go; Options.TileTrace
+// adds each job's tiles from the render engine's tile trace, and
+// Options.DumpDir makes page faults, CL errors and hangs leave crash dumps:
+// dump.go)
 // and rings the doorbells. The command processors prefer the high rings at
 // every packet boundary, and a render stalled on its semaphore does not hold
 // the engine, so a high-priority render never waits for a normal bin. A
