@@ -188,11 +188,13 @@ func (c *Context) traceJob(j *kernel.JobInfo) {
 	args := []gputrace.Arg{{Key: "fence", Value: j.Fence}, {Key: "context", Value: j.Context}, {Key: "priority", Value: prio}, {Key: "status", Value: status}}
 	track := fmt.Sprintf("ctx %d %s", j.Context, prio)
 	name := fmt.Sprintf("fence %d", j.Fence)
+	// Async slices are grouped into tracks by name (Perfetto and
+	// chrome://tracing), so the name is the track and the fence an arg.
 	if t.Submitted != 0 {
-		r.GPUAsync(gputrace.PidKernel, track+": queued", name, j.Fence, t.Queued, t.Submitted, args...)
-		r.GPUAsync(gputrace.PidKernel, track+": submitted", name, j.Fence, t.Submitted, t.Retired, args...)
+		r.GPUAsync(gputrace.PidKernel, "kernel", track+": queued", j.Fence, t.Queued, t.Submitted, args...)
+		r.GPUAsync(gputrace.PidKernel, "kernel", track+": submitted", j.Fence, t.Submitted, t.Retired, args...)
 	} else {
-		r.GPUAsync(gputrace.PidKernel, track+": queued", name, j.Fence, t.Queued, t.Retired, args...)
+		r.GPUAsync(gputrace.PidKernel, "kernel", track+": queued", j.Fence, t.Queued, t.Retired, args...)
 	}
 	counters := func(first, n int) []gputrace.Arg {
 		out := append([]gputrace.Arg(nil), args[:1]...)

@@ -3,7 +3,6 @@ package tilegpu
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
@@ -146,9 +145,9 @@ func TestTraceJSONContent(t *testing.T) {
 		last = e.Ts
 		count[e.Name]++
 		switch {
-		case e.Ph == "b" && strings.HasSuffix(e.Cat, ": queued"):
+		case e.Ph == "b" && e.Name == "ctx 1 normal: queued":
 			get(e).queued = e.Ts
-		case e.Ph == "b" && strings.HasSuffix(e.Cat, ": submitted"):
+		case e.Ph == "b" && e.Name == "ctx 1 normal: submitted":
 			get(e).submitted = e.Ts
 		case e.Cat == "bin":
 			j := get(e)

@@ -13,7 +13,7 @@ func TestWriteJSONOrderLimitAndEscaping(t *testing.T) {
 	t0 := time.Now()
 	r.Span(PidApp, TidGL, "gl", `draw "quoted"`, t0.Add(2*time.Millisecond), t0.Add(3*time.Millisecond), Arg{"count", 6})
 	r.GPUSpan(PidGPU, TidBinRing, "bin", "bin", 1000, 1500)
-	r.GPUAsync(PidKernel, "ctx 1 normal: queued", "fence 1", 1, 500, 900) // two events: the second is dropped
+	r.GPUAsync(PidKernel, "kernel", "ctx 1 normal: queued", 1, 500, 900) // two events: the second is dropped
 	if r.Dropped() != 1 {
 		t.Fatalf("dropped %d, want 1", r.Dropped())
 	}
@@ -67,7 +67,7 @@ func TestWriteJSONOrderLimitAndEscaping(t *testing.T) {
 	}
 	// GPU time 500 ns ≈ CPU time 0 here, so the async begin comes first,
 	// then the bin span, then the CPU draw 2 ms in.
-	if len(names) != 3 || names[0] != "fence 1" || names[1] != "bin" || names[2] != `draw "quoted"` {
+	if len(names) != 3 || names[0] != "ctx 1 normal: queued" || names[1] != "bin" || names[2] != `draw "quoted"` {
 		t.Errorf("events %q", names)
 	}
 }
