@@ -75,6 +75,7 @@ func (c *Context) Counters() ([]Counter, error) {
 // kernelOptions adds the observability options to the kernel's.
 func (c *Context) kernelOptions(o kernel.Options) kernel.Options {
 	o.DumpDir = c.cfg.CrashDumpDir
+	o.DebugOverdraw = c.cfg.Overdraw
 	if !c.cfg.Trace && !c.cfg.TileCosts {
 		return o
 	}

@@ -303,3 +303,42 @@ func TestTileCosts(t *testing.T) {
 		t.Error("TileCosts without Config.TileCosts succeeded")
 	}
 }
+
+// The overdraw view counts shaded fragments per pixel: with depth test
+// LESS the far quad is rejected before shading (count 1 everywhere); with
+// depth test off both quads are shaded (count 2).
+func TestOverdrawCountsShadedFragments(t *testing.T) {
+	for _, tc := range []struct {
+		depth bool
+		want  uint8
+	}{{true, 1}, {false, 2}} {
+		const w, h = 96, 80
+		ctx := newTestContext(t, Config{Width: w, Height: h, Cores: 2, Overdraw: true})
+		drawDepthPair(t, ctx)
+		if !tc.depth {
+			g := ctx.GL()
+			g.Disable(gl.DEPTH_TEST)
+			g.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+			g.DrawArrays(gl.TRIANGLES, 0, 6)
+			g.DrawArrays(gl.TRIANGLES, 0, 6)
+		}
+		img, err := ctx.Image()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := counterMap(t, ctx)
+		var sum uint64
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				p := img.NRGBAAt(x, y)
+				if p.R != tc.want || p.A != 255 {
+					t.Fatalf("depth test %v: pixel %d,%d = %v, want count %d", tc.depth, x, y, p, tc.want)
+				}
+				sum += uint64(p.R)
+			}
+		}
+		if tc.depth && sum != m["fs.fragments_shaded"] {
+			t.Errorf("overdraw sums to %d, the counters shaded %d", sum, m["fs.fragments_shaded"])
+		}
+	}
+}

@@ -54,6 +54,10 @@ type Config struct {
 	// TileCosts turns on the render engine's tile trace and sums each
 	// tile's cost over the context's jobs for TileCosts (heat maps).
 	TileCosts bool
+	// Overdraw makes the GPU render an overdraw view: the framebuffer's
+	// red channel counts the fragments shaded at each pixel (saturating
+	// at 255; alpha 255) instead of holding colours. Image returns it.
+	Overdraw bool
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.

@@ -59,6 +59,7 @@ type GPU struct {
 	counters  [NumCounters]atomic.Uint64
 	tileTrace tileTrace
 	markers   markerRegs
+	debugMode atomic.Uint32
 
 	render *renderer
 
@@ -251,6 +252,8 @@ func (g *GPU) WriteReg(r Reg, v uint32) {
 		g.tlbEpoch.Add(1)
 	case RegShaderFaultInfo:
 		g.markers.faultInfo.Store(0) // any write clears the record
+	case RegDebugMode:
+		g.debugMode.Store(v)
 	case RegTileTraceBase:
 		g.tileTrace.base.Store(v)
 	case RegTileTraceSize:
@@ -369,6 +372,8 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		return uint32(g.cores)
 	case RegNumCounters:
 		return uint32(NumCounters)
+	case RegDebugMode:
+		return g.debugMode.Load()
 	case RegTileTraceBase:
 		return g.tileTrace.base.Load()
 	case RegTileTraceSize:

@@ -3,6 +3,7 @@ package hw
 import (
 	"encoding/binary"
 	"math"
+	mbits "math/bits"
 	"sync/atomic"
 )
 
@@ -238,4 +239,45 @@ func (g *GPU) shaderFailed(pc, entry uint32, stage, qpuNumber int) {
 	g.markers.faultPC.Store(pc)
 	g.markers.faultEntry.Store(entry)
 	g.markers.faultInfo.Store(ShaderFaultValid | uint32(stage&0xFF)<<8 | uint32(qpuNumber&0xFF))
+}
+
+// RegDebugMode (RW) selects debug views of the render engine.
+// DebugOverdraw: the colour buffer counts shaded fragments instead of
+// holding colours — every tile starts at 0 (alpha 255) instead of the
+// clear colour, and each fragment the fragment shader runs for (covered
+// lanes after early depth, discarded ones included) adds 1 to its pixel's
+// red byte (saturating at 255). Depth and stencil work as always, so the
+// count is what the frame really shades.
+const (
+	RegDebugMode  Reg    = 0xB10
+	DebugOverdraw uint32 = 1 << 0
+)
+
+// overdrawBase is a tile's starting value in DebugOverdraw mode.
+const overdrawBase = 0xFF000000
+
+// countOverdraw runs resolve for the surviving lanes and then turns the
+// colour of every shaded lane's pixel into its previous count plus one.
+func (w *worker) countOverdraw(shaded, survive uint16) {
+	var saved [16]uint32
+	fb := &w.frag
+	for m := shaded; m != 0; m &= m - 1 {
+		l := mbits.TrailingZeros16(m)
+		saved[l] = w.color[fb.quad[l>>2]+laneOffset[l&3]]
+	}
+	w.resolve(survive)
+	// Restore in reverse lane order so that a pixel two lanes share gets
+	// the first lane's (original) count, then count each lane.
+	for l := 15; l >= 0; l-- {
+		if shaded&(1<<l) != 0 {
+			w.color[fb.quad[l>>2]+laneOffset[l&3]] = saved[l]
+		}
+	}
+	for m := shaded; m != 0; m &= m - 1 {
+		l := mbits.TrailingZeros16(m)
+		i := fb.quad[l>>2] + laneOffset[l&3]
+		if w.color[i]&0xFF != 0xFF {
+			w.color[i]++
+		}
+	}
 }

@@ -116,6 +116,8 @@ type worker struct {
 	frag fragBatch
 	perf perfCounts // added to GPU.perf at the end of each tile
 	cost tileCost   // this tile's, for the tile trace
+	// overdraw is DebugOverdraw, sampled at each tile's start.
+	overdraw bool
 	memo blendMemo
 
 	rec [maxRecordSize]byte
@@ -148,8 +150,13 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
+	w.overdraw = w.g.debugMode.Load()&DebugOverdraw != 0
+	clearColor := j.clear.color
+	if w.overdraw {
+		clearColor = overdrawBase
+	}
 	for i := range w.color {
-		w.color[i] = j.clear.color
+		w.color[i] = clearColor
 		w.zs[i] = j.clear.zs
 	}
 	clear(w.programs)

@@ -123,6 +123,10 @@ func (w *worker) flushFragments() error {
 	w.cost.instructions += bt.Instructions
 	w.cost.fragments += shaded
 	w.perf.ctr[CtrFragmentsDiscarded] += uint64(mbits.OnesCount16(mask & bt.Kill))
+	if w.overdraw {
+		w.countOverdraw(mask, mask&^bt.Kill)
+		return nil
+	}
 	mask &^= bt.Kill
 	w.resolve(mask)
 	return nil

@@ -46,6 +46,10 @@ type Options struct {
 	// held, like Capture).
 	OnDump func(path string)
 
+	// DebugOverdraw sets the render engine's overdraw view (hardware.md
+	// §8): colour buffers receive per-pixel counts of shaded fragments.
+	DebugOverdraw bool
+
 	// starveLimit overrides how long a normal-priority job may head its
 	// ring without retiring before the dispatcher stops adding
 	// high-priority work (default defaultStarveLimit).

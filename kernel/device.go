@@ -189,6 +189,11 @@ func newDevice(m machine, opts Options) *Device {
 	if opts.TileTrace {
 		d.startTileTrace()
 	}
+	if opts.DebugOverdraw {
+		d.m.WriteReg(reg(hw.RegDebugMode), hw.DebugOverdraw)
+	} else {
+		d.m.WriteReg(reg(hw.RegDebugMode), 0)
+	}
 	d.m.SetInterruptHandler(d.onInterrupt)
 	d.m.WriteReg(regIntrEnable, intrAll)
 	go d.dispatcher()

@@ -73,25 +73,7 @@ func heatmap(frame *image.NRGBA, costs []tilegpu.TileCost, metric string) (*imag
 			}
 		}
 	}
-	// Legend: the ramp, then 0, the metric and the maximum.
-	for y := h; y < h+legendHeight; y++ {
-		for x := 0; x < w; x++ {
-			out.SetNRGBA(x, y, color.NRGBA{255, 255, 255, 255})
-		}
-	}
-	for x := 0; x < w; x++ {
-		c := heatColor(float64(x) / float64(max(w-1, 1)))
-		for y := h + 2; y < h+16; y++ {
-			out.SetNRGBA(x, y, c)
-		}
-	}
-	black := color.NRGBA{0, 0, 0, 255}
-	drawText(out, 2, h+20, "0", black)
-	maxText := formatHeat(hi)
-	drawText(out, w-2-textWidth(maxText), h+20, maxText, black)
-	if unit := heatUnits[metric]; textWidth(unit)+textWidth(maxText)+16 < w {
-		drawText(out, (w-textWidth(unit))/2, h+20, unit, black)
-	}
+	drawLegend(out, h, w, 0, hi, heatUnits[metric])
 	return out, nil
 }
 
@@ -147,5 +129,54 @@ func drawText(img *image.NRGBA, x, y int, s string, c color.NRGBA) {
 				}
 			}
 		}
+	}
+}
+
+// overdrawImage colours an overdraw-view frame (red = fragments shaded at
+// the pixel): black where nothing was shaded, then blue → red up to the
+// frame's maximum, with a legend.
+func overdrawImage(counts *image.NRGBA) *image.NRGBA {
+	b := counts.Bounds()
+	w, h := b.Dx(), b.Dy()
+	out := image.NewNRGBA(image.Rect(0, 0, w, h+legendHeight))
+	hi := uint8(0)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			hi = max(hi, counts.NRGBAAt(b.Min.X+x, b.Min.Y+y).R)
+		}
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			n := counts.NRGBAAt(b.Min.X+x, b.Min.Y+y).R
+			c := color.NRGBA{0, 0, 0, 255}
+			if n > 0 {
+				c = heatColor(float64(n) / float64(hi))
+			}
+			out.SetNRGBA(x, y, c)
+		}
+	}
+	drawLegend(out, h, w, 0, float64(hi), "FRAGMENTS PER PIXEL")
+	return out
+}
+
+// drawLegend draws the ramp and labels in the strip at y0.
+func drawLegend(out *image.NRGBA, y0, w int, lo, hi float64, unit string) {
+	for y := y0; y < y0+legendHeight; y++ {
+		for x := 0; x < w; x++ {
+			out.SetNRGBA(x, y, color.NRGBA{255, 255, 255, 255})
+		}
+	}
+	for x := 0; x < w; x++ {
+		c := heatColor(float64(x) / float64(max(w-1, 1)))
+		for y := y0 + 2; y < y0+16; y++ {
+			out.SetNRGBA(x, y, c)
+		}
+	}
+	black := color.NRGBA{0, 0, 0, 255}
+	drawText(out, 2, y0+20, formatHeat(lo), black)
+	maxText := formatHeat(hi)
+	drawText(out, w-2-textWidth(maxText), y0+20, maxText, black)
+	if textWidth(unit)+textWidth(maxText)+16 < w {
+		drawText(out, (w-textWidth(unit))/2, y0+20, unit, black)
 	}
 }

@@ -10,16 +10,19 @@ import (
 	"text/tabwriter"
 
 	"github.com/tilegpu/tilegpu"
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/scene"
 )
 
 // obsFlags are the observability flags render and bench share.
 type obsFlags struct {
-	stats   *bool
-	json    *bool
-	trace   *string
-	heatmap *string
-	metric  *string
-	counter map[string]uint64 // counters before the measured part (bench)
+	stats    *bool
+	json     *bool
+	trace    *string
+	heatmap  *string
+	metric   *string
+	overdraw *string
+	counter  map[string]uint64 // counters before the measured part (bench)
 }
 
 func addObsFlags(fs *flag.FlagSet) *obsFlags {
@@ -34,6 +37,29 @@ func addObsFlags(fs *flag.FlagSet) *obsFlags {
 func (o *obsFlags) addHeatmapFlags(fs *flag.FlagSet) {
 	o.heatmap = fs.String("heatmap", "", "write a PNG of the frame with each tile tinted by its cost and a legend")
 	o.metric = fs.String("heatmap-metric", "instructions", "the -heatmap cost: instructions, fragments, overdraw (fragments per pixel) or time (µs on the render core)")
+	o.overdraw = fs.String("overdraw", "", "write a PNG of how many fragments were shaded at each pixel (the frame rendered again in the GPU's overdraw view), with a legend")
+}
+
+// writeOverdraw renders the frame again on a context in the GPU's
+// overdraw view and writes -overdraw's PNG.
+func (o *obsFlags) writeOverdraw(cfg tilegpu.Config, draw func(gl.Context) (scene.Stats, error)) error {
+	if o.overdraw == nil || *o.overdraw == "" {
+		return nil
+	}
+	cfg = tilegpu.Config{Width: cfg.Width, Height: cfg.Height, Cores: cfg.Cores, MemorySize: cfg.MemorySize, Overdraw: true}
+	ctx, err := tilegpu.NewContext(cfg)
+	if err != nil {
+		return err
+	}
+	defer ctx.Close()
+	if _, err := draw(ctx.GL()); err != nil {
+		return err
+	}
+	counts, err := ctx.Image()
+	if err != nil {
+		return err
+	}
+	return writePNG(*o.overdraw, overdrawImage(counts))
 }
 
 // writeHeatmap writes -heatmap's PNG over frame.

@@ -210,3 +210,42 @@ func TestRenderHeatmap(t *testing.T) {
 		t.Error("unknown -heatmap-metric accepted")
 	}
 }
+
+// render -overdraw: black where nothing was shaded (the corners), the
+// ramp's colours where the cow is, the legend below.
+func TestRenderOverdraw(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "over.png")
+	captureStdout(t, func() error {
+		return cmdRender([]string{"-size", "96", "-o", filepath.Join(dir, "spot.png"), "-overdraw", out})
+	})
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 96 || b.Dy() != 96+legendHeight {
+		t.Fatalf("overdraw image is %v", b)
+	}
+	if r, g, b, _ := img.At(0, 0).RGBA(); r|g|b != 0 {
+		t.Errorf("corner (nothing shaded) is %v, want black", img.At(0, 0))
+	}
+	if r, g, b, _ := img.At(48, 48).RGBA(); r|g|b == 0 {
+		t.Error("centre (the cow) is black: no fragments counted")
+	}
+}
+
+func TestOverdrawImageScale(t *testing.T) {
+	counts := image.NewNRGBA(image.Rect(0, 0, 4, 1))
+	for x, n := range []uint8{0, 1, 2, 4} {
+		counts.SetNRGBA(x, 0, color.NRGBA{n, 0, 0, 255})
+	}
+	img := overdrawImage(counts)
+	if img.NRGBAAt(0, 0) != (color.NRGBA{0, 0, 0, 255}) || img.NRGBAAt(3, 0) != heatColor(1) || img.NRGBAAt(1, 0) != heatColor(0.25) {
+		t.Errorf("counts 0,1,4 of max 4 drawn as %v %v %v", img.NRGBAAt(0, 0), img.NRGBAAt(1, 0), img.NRGBAAt(3, 0))
+	}
+}

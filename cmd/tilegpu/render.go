@@ -14,6 +14,7 @@ import (
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/bench"
+	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/scene"
 )
 
@@ -57,19 +58,20 @@ func cmdRender(args []string) error {
 	}
 	defer ctx.Close()
 	t0 := time.Now()
-	var st scene.Stats
-	if model != nil {
-		view := scene.DefaultView(model)
-		if !math.IsNaN(*yaw) {
-			view.Yaw = float32(*yaw * math.Pi / 180)
+	draw := func(g gl.Context) (scene.Stats, error) {
+		if model != nil {
+			view := scene.DefaultView(model)
+			if !math.IsNaN(*yaw) {
+				view.Yaw = float32(*yaw * math.Pi / 180)
+			}
+			if !math.IsNaN(*pitch) {
+				view.Pitch = float32(*pitch * math.Pi / 180)
+			}
+			return scene.DrawModelView(g, model, *size, *size, view)
 		}
-		if !math.IsNaN(*pitch) {
-			view.Pitch = float32(*pitch * math.Pi / 180)
-		}
-		st, err = scene.DrawModelView(ctx.GL(), model, *size, *size, view)
-	} else {
-		st, err = scene.DrawSpot(ctx.GL(), *size, *size)
+		return scene.DrawSpot(g, *size, *size)
 	}
+	st, err := draw(ctx.GL())
 	if err != nil {
 		return err
 	}
@@ -88,6 +90,9 @@ func cmdRender(args []string) error {
 		return err
 	}
 	if err := obs.writeHeatmap(ctx, img); err != nil {
+		return err
+	}
+	if err := obs.writeOverdraw(cfg, draw); err != nil {
 		return err
 	}
 	return obs.report(stdout, ctx, 1)
