@@ -118,7 +118,7 @@ type worker struct {
 	cost tileCost   // this tile's, for the tile trace
 	// overdraw is DebugOverdraw, sampled at each tile's start.
 	overdraw bool
-	memo blendMemo
+	memo     blendMemo
 
 	rec [maxRecordSize]byte
 }
