@@ -5,6 +5,7 @@ import (
 	"math"
 	mbits "math/bits"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Performance counters of the counter block (docs/hardware.md §8). Each
@@ -130,18 +131,22 @@ const regPerfCounterBase Reg = 0xA00
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),
-// every render worker appends one 32-byte record per finished tile —
+// every render worker appends one 64-byte record per finished tile —
 // which tile, which core and context, start and end timestamps and the
 // tile's cost — the way a GPU's timeline/trace unit reports per-tile work.
-// TILE_TRACE_COUNT counts the records written since the buffer was set;
-// record i lies at BASE + (i mod SIZE/32)·32, so the buffer is a ring the
-// kernel must read before it wraps.
+// TILE_TRACE_COUNT counts the records claimed since the buffer was set;
+// record i lies at BASE + (i mod SIZE/64)·64, so the buffer is a ring the
+// kernel must read before it wraps. A record is complete when its
+// sequence word (+32) holds i+1: the worker stores that word last, with
+// an atomic store, so a reader that loads it atomically sees the whole
+// record.
 const (
-	RegTileTraceBase  Reg = 0xB00 // RW: PA of the buffer (32-byte aligned)
-	RegTileTraceSize  Reg = 0xB04 // RW: bytes, a power of two ≥ 32; 0 turns tracing off; writing it resets the count
-	RegTileTraceCount Reg = 0xB08 // R: records written (wraps at 2^32)
+	RegTileTraceBase  Reg = 0xB00 // RW: PA of the buffer (64-byte aligned)
+	RegTileTraceSize  Reg = 0xB04 // RW: bytes, a power of two ≥ 64; 0 turns tracing off; writing it resets the count
+	RegTileTraceCount Reg = 0xB08 // R: records claimed (wraps at 2^32)
 
-	TileTraceRecordBytes = 32
+	TileTraceRecordBytes = 64
+	TileTraceSeqOffset   = 32 // the record's sequence word: index + 1 once complete
 )
 
 // tileTrace is the tile-trace unit's state.
@@ -177,6 +182,7 @@ func (w *worker) traceTile(col, row int) {
 	binary.LittleEndian.PutUint64(rec[16:], g.timestamp())
 	binary.LittleEndian.PutUint32(rec[24:], uint32(min(w.cost.instructions, math.MaxUint32)))
 	binary.LittleEndian.PutUint32(rec[28:], uint32(min(w.cost.fragments, math.MaxUint32)))
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&rec[TileTraceSeqOffset])), toLE(i+1))
 }
 
 // Draw markers and the shader-fault record (docs/hardware.md §8): what a

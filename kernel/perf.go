@@ -117,7 +117,7 @@ type tileTraceRec struct {
 }
 
 const (
-	tileTraceBytes = 1 << 20
+	tileTraceBytes = 1 << 20 // 16,384 records
 	// maxUnclaimedTiles bounds the records kept for jobs not retired yet
 	// (older ones are dropped first).
 	maxUnclaimedTiles = 1 << 16
@@ -146,7 +146,11 @@ func (d *Device) claimTiles(ctx uint32, start, end uint64) []TileRecord {
 		t.read = n - t.slots // the ring wrapped: the oldest are lost
 	}
 	for ; t.read != n; t.read++ {
-		b := d.mem[t.pa+(t.read%t.slots)*hw.TileTraceRecordBytes:][:hw.TileTraceRecordBytes]
+		at := t.pa + (t.read%t.slots)*hw.TileTraceRecordBytes
+		if loadSync32(d.mem, at+hw.TileTraceSeqOffset) != t.read+1 {
+			break // still being written (a later job's tile): next time
+		}
+		b := d.mem[at:][:hw.TileTraceRecordBytes]
 		t.recs = append(t.recs, tileTraceRec{ctx: binary.LittleEndian.Uint32(b[4:]), TileRecord: TileRecord{
 			Col: int(b[0]), Row: int(b[1]), Core: int(binary.LittleEndian.Uint16(b[2:])),
 			Start: binary.LittleEndian.Uint64(b[8:]), End: binary.LittleEndian.Uint64(b[16:]),
