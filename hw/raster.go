@@ -125,7 +125,12 @@ func (w *worker) drawPrim(p *segPrim) error {
 	if r.x0 >= r.x1 || r.y0 >= r.y1 {
 		return nil
 	}
-	w.perf.ctr[CtrPrimitives]++
+	if !w.hsr.covering {
+		// HSR's coverage test rasterises candidates too (hsr.go): they
+		// are counted when the walk rasterises them, or as
+		// render.hsr_primitives when it skips them.
+		w.perf.ctr[CtrPrimitives]++
+	}
 	switch p.kind {
 	case tilePrimTriangle:
 		return w.drawTriangle(p)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -76,11 +77,29 @@ func TestBenchStatsTable(t *testing.T) {
 		return cmdBench([]string{"-scene", "fill", "-frames", "1", "-width", "128", "-height", "64", "-stats"})
 	})
 	var shaded, frames string
+	total := map[string]string{}
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
+		if len(f) == 3 {
+			total[f[0]] = f[1]
+		}
 		if len(f) == 3 && f[0] == "fs.fragments_shaded" {
 			shaded, frames = f[1], f[2]
 		}
+	}
+	// Every tile-list entry is rasterised once or removed by HSR (whose
+	// coverage test rasterises candidates without counting them).
+	var refs, prims, hsr int
+	for _, c := range []struct {
+		name string
+		v    *int
+	}{{"bin.tile_refs", &refs}, {"render.primitives", &prims}, {"render.hsr_primitives", &hsr}} {
+		if _, err := fmt.Sscan(total[c.name], c.v); err != nil {
+			t.Fatalf("%s: %v in\n%s", c.name, err, text)
+		}
+	}
+	if hsr == 0 || refs != prims+hsr {
+		t.Errorf("tile refs %d, rasterised %d, removed by HSR %d: want refs = rasterised + removed, some removed", refs, prims, hsr)
 	}
 	if shaded == "" || !strings.Contains(text, "counter") {
 		t.Fatalf("no counter table:\n%s", text)
