@@ -54,6 +54,25 @@ type Config struct {
 	// MSAA: four samples per pixel in the tile buffer, resolved into the
 	// colour buffer as tiles are stored (docs/hardware.md §5.2).
 	Samples int
+	// Trace records a timeline of the context's GL calls, driver job
+	// submissions and shader compiles, kernel queues, rings and render
+	// cores' tiles (the kernel's tile trace is turned on) for WriteTrace.
+	// Off, it costs nothing.
+	Trace bool
+	// TraceLimit bounds the events Trace keeps; 0: 1<<20.
+	TraceLimit int
+	// CrashDumpDir, when set, is where the kernel writes a crash dump when
+	// a job page-faults, fails in the hardware or hangs (decode it with
+	// `tilegpu crashdec`); the driver then puts a draw marker before each
+	// draw so the dump names the draw.
+	CrashDumpDir string
+	// TileCosts turns on the render engine's tile trace and sums each
+	// tile's cost over the context's jobs for TileCosts (heat maps).
+	TileCosts bool
+	// Overdraw makes the GPU render an overdraw view: the framebuffer's
+	// red channel counts the fragments shaded at each pixel (saturating
+	// at 255; alpha 255) instead of holding colours. Image returns it.
+	Overdraw bool
 }
 
 // Context is a GL ES 2.0 context on its own virtual GPU.
@@ -68,6 +87,7 @@ type Context struct {
 	color  pipe.Resource
 	zs     pipe.Resource
 	closed bool
+	obs    // observability.go
 }
 
 // MaxSize is the largest default framebuffer side, in pixels: the
@@ -100,15 +120,19 @@ func NewContext(cfg Config) (*Context, error) {
 	// A Context is the only client of its device, so its quota is all of
 	// the GPU's memory (the kernel caps it there); the default quota of
 	// half exists to protect other clients of a shared device.
-	c.dev = kernel.NewDevice(c.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, FaultPolicy: cfg.FaultPolicy,
-		MemoryQuota: math.MaxInt64, Capture: cfg.Capture})
+	c.dev = kernel.NewDevice(c.gpu, c.kernelOptions(kernel.Options{JobTimeout: cfg.JobTimeout, FaultPolicy: cfg.FaultPolicy,
+		MemoryQuota: math.MaxInt64, Capture: cfg.Capture}))
 	f, err := c.dev.Open()
 	if err != nil {
 		c.teardown()
 		return nil, fmt.Errorf("tilegpu: opening the kernel device: %w", err)
 	}
 	c.file = f
-	if c.screen, err = tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
+	if err := c.startObservability(); err != nil {
+		c.teardown()
+		return nil, err
+	}
+	if c.screen, err = tg.NewScreen(c.winsys(platform.Winsys{F: f, PerfMon: c.perfMon}), c.shaderCompiler(platform.Compiler{}), tg.ScreenOptions{DrawMarkers: c.cfg.CrashDumpDir != "" || c.cfg.Trace}); err != nil {
 		c.teardown()
 		return nil, err
 	}
@@ -139,8 +163,13 @@ func (c *Context) Size() (width, height int) { return c.cfg.Width, c.cfg.Height 
 // GL returns the GL ES 2.0 context. It also implements gles.Robustness
 // (GetGraphicsResetStatus, GL_KHR_robustness): after the GPU reset the
 // context or after Close, every call does nothing and GetError reports
-// GL_CONTEXT_LOST.
-func (c *Context) GL() gl.Context { return c.gl.GL() }
+// GL_CONTEXT_LOST. With Config.Trace its calls are recorded in the trace.
+func (c *Context) GL() gl.Context {
+	if c.tr.rec != nil {
+		return tracedGL{c.gl.GL(), c.tr.rec}
+	}
+	return c.gl.GL()
+}
 
 // ErrContextLost is wrapped by the errors of Image and Err once the
 // context is lost.

@@ -36,6 +36,7 @@ const (
 type binTile struct {
 	next, end uint32 // VA of the next byte and of the end of the current block
 	version   uint32 // state version last copied into the list
+	marker    uint32 // markerVer of the last MARKER copied into the list
 }
 
 // binState is the decoded rendering state the binner needs.
@@ -97,6 +98,11 @@ type binner struct {
 
 	clip      clipper
 	primCount uint32
+
+	// The last MARKER record and its version (1 + markers seen in this
+	// job; 0 means none yet).
+	marker    [5]byte
+	markerVer uint32
 }
 
 func newBinner(g *GPU, e *engine) *binner {
@@ -137,6 +143,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.opVer = [256]uint32{}
 	b.stencilVer = [2]uint32{}
 	b.flushAllVer = 0
+	b.markerVer = 0
 	b.configured = false
 	g := b.g
 	g.mu.Lock()
@@ -160,6 +167,10 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 		off += n
 		switch op {
 		case opNOP, opStartTileBinning:
+		case opMarker:
+			copy(b.marker[:], r)
+			b.markerVer++
+			b.g.markers.bin.Store(u32(r, 1))
 		case opTileBinningMode:
 			if err := b.configure(r); err != nil {
 				return err
@@ -324,6 +335,7 @@ func (b *binner) emit(t *binTile, rec []byte) error {
 		return f
 	}
 	t.next += uint32(len(rec))
+	b.perf.ctr[CtrBinBytesWritten] += uint64(len(rec))
 	return nil
 }
 
@@ -418,6 +430,7 @@ func (b *binner) fetchIndices(r []byte, n int) error {
 	}
 	addr, maxIdx := u32(r, 6), u32(r, 10)
 	esize := uint32(1) << typ
+	b.perf.ctr[CtrBinBytesRead] += uint64(n) * uint64(esize)
 	for i := 0; i < n; {
 		va := addr + uint32(i)*esize
 		p, f := b.m.page(va, false)
@@ -518,12 +531,15 @@ func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.B
 		bt.UniformsVA = b.sr.csUniforms
 		bt.QPUNumber = 0
 		bt.LaneMask = uint16(1<<cnt - 1)
-		if err := runShader(core, m, prog, bt); err != nil {
+		if err := runShader(b.g, core, m, prog, bt); err != nil {
 			return err
 		}
 		perf.qpuInstructions += bt.Instructions
 		perf.takeCore(core)
 		perf.vertices += uint64(cnt)
+		perf.ctr[CtrCSInstructions] += bt.Instructions
+		perf.ctr[CtrCSVertices] += uint64(cnt)
+		perf.ctr[CtrBinBytesRead] += uint64(cnt) * attributeBytes(&b.sr)
 		for l := 0; l < cnt; l++ {
 			p := b.pos[(s+l)*posWords:]
 			p[0], p[1], p[2], p[3] = bt.VPMOut[0*16+l], bt.VPMOut[1*16+l], bt.VPMOut[2*16+l], bt.VPMOut[3*16+l]
@@ -629,10 +645,8 @@ func (b *binner) shadeParallel(prog *qpu.Program, slots, n int) error {
 		return err
 	}
 	for _, h := range b.helpers[:n] {
-		b.perf.qpuInstructions += h.perf.qpuInstructions
-		b.perf.xlatInstructions += h.perf.xlatInstructions
-		b.perf.vertices += h.perf.vertices
-		b.perf.binParallelVertices += h.perf.vertices
+		b.perf.add(&h.perf)
+		b.perf.ctr[CtrBinParallelVertices] += h.perf.ctr[CtrCSVertices]
 		if h.err != nil {
 			return h.err
 		}
@@ -705,13 +719,14 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		return nil
 	}
 	b.primCount++
+	b.perf.ctr[CtrBinPrimitives]++
 	if b.primCount&1023 == 0 {
 		if b.e.aborted(b.gen) {
 			return errAborted
 		}
 		// Publish the counts as the work goes, not only at the end: the
 		// kernel's watchdog judges a hang by these counters not moving.
-		b.perf.flushTo(b.g)
+		b.perf.flushProgress(b.g)
 	}
 	s := &b.st
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
@@ -742,11 +757,13 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	for k := 0; k < nv; k++ {
 		for c := 0; c < 4; c++ {
 			if pts[k][c] != pts[k][c] {
+				b.perf.ctr[CtrBinRejected]++
 				return nil
 			}
 		}
 	}
 	if and != 0 {
+		b.perf.ctr[CtrBinRejected]++
 		return nil
 	}
 	var minX, minY, maxX, maxY float32
@@ -768,6 +785,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		}
 	} else {
 		// Clip against near/far/w to bound the visible part.
+		b.perf.ctr[CtrBinClipped]++
 		var poly [3]clipVert
 		for k := 0; k < nv; k++ {
 			poly[k].pos = *pts[k]
@@ -775,11 +793,13 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		b.clip.nvary = 0
 		out := b.clip.clip(poly[:nv], outNear|outFar|outW)
 		if len(out) == 0 && kind == tilePrimTriangle {
+			b.perf.ctr[CtrBinRejected]++
 			return nil
 		}
 		if kind != tilePrimTriangle && len(out) == 0 {
 			// Points and lines: keep those with any vertex in front.
 			if or&outW != 0 && and&outW != 0 {
+				b.perf.ctr[CtrBinRejected]++
 				return nil
 			}
 			for k := 0; k < nv; k++ {
@@ -818,9 +838,11 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 				front = !front
 			}
 			if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
+				b.perf.ctr[CtrBinCulled]++
 				return nil
 			}
 		} else if !s.cfgForward && !s.cfgReverse {
+			b.perf.ctr[CtrBinCulled]++
 			return nil
 		}
 		b.perf.triangles++
@@ -841,13 +863,16 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		cr, ct = min(cr, s.clipL+s.clipW), min(ct, s.clipB+s.clipH)
 	}
 	if !(fx1 >= float64(cl) && fx0 < float64(cr) && fy1 >= float64(cb) && fy0 < float64(ct)) {
+		b.perf.ctr[CtrBinRejected]++
 		return nil // also rejects NaN bounds
 	}
 	x0, x1 := max(int(math.Max(fx0, float64(cl))), cl), min(int(math.Min(fx1, float64(cr-1))), cr-1)
 	y0, y1 := max(int(math.Max(fy0, float64(cb))), cb), min(int(math.Min(fy1, float64(ct-1))), ct-1)
 	if x0 > x1 || y0 > y1 {
+		b.perf.ctr[CtrBinRejected]++
 		return nil
 	}
+	b.perf.ctr[CtrBinBinned]++
 	var rec [14]byte
 	rec[0] = opTilePrimitive
 	rec[1] = kind
@@ -857,6 +882,12 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
 		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
 			t := &b.tiles[ty*b.tilesW+tx]
+			if t.marker != b.markerVer {
+				if err := b.emit(t, b.marker[:]); err != nil {
+					return err
+				}
+				t.marker = b.markerVer
+			}
 			if t.version != b.stVer {
 				if err := b.copyState(t); err != nil {
 					return err
@@ -865,6 +896,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 			if err := b.emit(t, rec[:]); err != nil {
 				return err
 			}
+			b.perf.ctr[CtrBinTileRefs]++
 		}
 	}
 	return nil

@@ -310,15 +310,20 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 		// Render and bin jobs write memory another engine may wait on.
 		e.g.notifyMemChanged()
 	case PktEventWrite:
-		// Timestamp first, value last: a CPU that sees the value also
-		// sees the timestamp.
-		ts := e.g.timestamp()
-		f := e.mmu.storeSync32(p[1]+8, uint32(ts))
-		if f == nil {
-			f = e.mmu.storeSync32(p[1]+12, uint32(ts>>32))
-		}
-		if f == nil {
-			f = e.mmu.storeSync32(p[1], p[2])
+		var f *pageFault
+		if p[0]&(eventTimestamp|eventCounters) != 0 {
+			f = e.writeTimestampSource(p[0], p[1])
+		} else {
+			// Timestamp first, value last: a CPU that sees the value also
+			// sees the timestamp.
+			ts := e.g.timestamp()
+			f = e.mmu.storeSync32(p[1]+8, uint32(ts))
+			if f == nil {
+				f = e.mmu.storeSync32(p[1]+12, uint32(ts>>32))
+			}
+			if f == nil {
+				f = e.mmu.storeSync32(p[1], p[2])
+			}
 		}
 		if f != nil {
 			e.g.fault(f)
@@ -386,4 +391,37 @@ func (e *engine) waitMemPassed(va, ref uint32) bool {
 		return true
 	}
 	return int32(v-ref) >= 0
+}
+
+// EVENT_WRITE flags beyond IRQ: the timestamp source (docs/hardware.md §3).
+const (
+	eventTimestamp = 1 << 1
+	eventCounters  = 1 << 2
+)
+
+// writeTimestampSource is EVENT_WRITE with a timestamp source: the 64-bit
+// timestamp at va and, with eventCounters, this engine's performance
+// counters (u64 each, in counter order) from va+8. Placed before and after
+// an INDIRECT_BUFFER, these are the job's start-of-pipe and end-of-pipe
+// records: the CP executes one packet at a time, so the IB's work lies
+// exactly between them.
+func (e *engine) writeTimestampSource(flags, va uint32) *pageFault {
+	if flags&eventCounters != 0 {
+		first, n := engineCounters(e.id)
+		for i := 0; i < n; i++ {
+			v := e.g.counters[int(first)+i].Load()
+			a := va + 8 + 8*uint32(i)
+			if f := e.mmu.storeSync32(a, uint32(v)); f != nil {
+				return f
+			}
+			if f := e.mmu.storeSync32(a+4, uint32(v>>32)); f != nil {
+				return f
+			}
+		}
+	}
+	ts := e.g.timestamp()
+	if f := e.mmu.storeSync32(va, uint32(ts)); f != nil {
+		return f
+	}
+	return e.mmu.storeSync32(va+4, uint32(ts>>32))
 }

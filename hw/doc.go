@@ -55,6 +55,16 @@
 //     by LINE_WIDTH/2 along the minor axis (a parallelogram, no end caps)
 //     drawn as two triangles; points are axis-aligned squares with
 //     POINT_COORD (t = 0 at the top).
+//   - perf.go: observability the kernel reads — the counter block (each
+//     counter counted by one engine where the work happens, into private
+//     per-goroutine counts added once per tile and bin job; pix's and
+//     pix2's PERF_HSR_PRIMITIVES, PERF_RASTER_BLOCKS, PERF_EARLYZ_REJECTED
+//     and PERF_BIN_PARALLEL_VERTICES read counters of the block), the tile
+//     trace (a record per finished tile in a kernel-given ring), the draw
+//     marker registers (MARKER records passed by the binner and each
+//     core, the tile each core is on) and the last failed shader batch's
+//     PC. EVENT_WRITE's TIMESTAMP/COUNTERS source (cp.go) writes a job's
+//     start- and end-of-pipe timestamps and counter dumps.
 //   - tlb.go: the tile buffer (64×64 RGBA8 + D24S8) and the per-fragment
 //     pipeline in lane order: stencil, depth (24-bit, with polygon offset),
 //     stencil ops, float blending, colour mask. Early-Z rejects quads before

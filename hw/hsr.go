@@ -205,7 +205,10 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 		recVA := va
 		va += uint32(len(rec))
 		switch op {
-		case opNOP:
+		case opNOP, opMarker:
+			// A draw marker changes no state: primitives on both sides
+			// may belong to one run (the render walk counts it as a
+			// record too, so the ordinals agree).
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:

@@ -359,10 +359,23 @@ func TestParallelBinningMatchesSerial(t *testing.T) {
 		if !bytes.Equal(got.color, want.color) || !bytes.Equal(got.zs, want.zs) {
 			t.Errorf("%d cores: parallel binning differs from the binner alone", cores)
 		}
-		for _, r := range []Reg{RegPerfVertices, RegPerfQPUInstructions} {
+		// Every count the helpers make reaches the counters: the legacy
+		// registers, the translated/native instruction counts and every
+		// counter of the block but bin.parallel_vertices match the binner
+		// alone.
+		regs := []Reg{RegPerfVertices, RegPerfQPUInstructions, RegPerfXlatInstructions, RegPerfNativeInstructions}
+		for c := Counter(0); c < NumCounters; c++ {
+			if c != CtrBinParallelVertices {
+				regs = append(regs, RegPerfCounter(c))
+			}
+		}
+		for _, r := range regs {
 			if a, b := k.g.ReadReg(r), ref.g.ReadReg(r); a != b {
 				t.Errorf("%d cores: counter %#x = %d, want %d", cores, r, a, b)
 			}
+		}
+		if a, b := k.g.ReadReg(RegPerfBinParallelVertices), k.g.ReadReg(RegPerfCounter(CtrBinParallelVertices)); a != b {
+			t.Errorf("%d cores: PERF_BIN_PARALLEL_VERTICES %d != bin.parallel_vertices %d", cores, a, b)
 		}
 		n := k.g.ReadReg(RegPerfBinParallelVertices)
 		t.Logf("%d cores: %d of %d vertices shaded by helpers", cores, n, k.g.ReadReg(RegPerfVertices))

@@ -126,6 +126,12 @@ func (w *worker) drawPrim(p *segPrim) error {
 	if r.x0 >= r.x1 || r.y0 >= r.y1 {
 		return nil
 	}
+	if !w.hsr.covering {
+		// HSR's coverage test rasterises candidates too (hsr.go): they
+		// are counted when the walk rasterises them, or as
+		// render.hsr_primitives when it skips them.
+		w.perf.ctr[CtrPrimitives]++
+	}
 	switch p.kind {
 	case tilePrimTriangle:
 		return w.drawTriangle(p)
@@ -311,7 +317,7 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 			}
 			full := in0 && in1 && in2 && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
 			if full {
-				w.perf.rasterBlocks++
+				w.perf.ctr[CtrRasterBlocks]++
 				if !w.ras.earlyZ {
 					// A partly filled batch is shaded first (it would be
 					// anyway, lanes are independent and resolve in the
@@ -632,11 +638,13 @@ func (w *worker) drawLine(p *segPrim) error {
 // shader's derivatives need the whole quad).
 func (w *worker) emitQuad(x, y int, mask uint16) error {
 	r := &w.ras
+	w.perf.ctr[CtrQuads]++
 	if r.earlyZ {
-		kept := w.earlyDepth(x, y, mask)
-		w.perf.earlyZRejected += uint64(mbits.OnesCount16(mask &^ kept))
-		mask = kept
+		in := mask
+		mask = w.earlyDepth(x, y, mask)
+		w.perf.ctr[CtrFragmentsEarlyZKilled] += uint64(mbits.OnesCount16(in &^ mask))
 		if mask == 0 {
+			w.perf.ctr[CtrQuadsEarlyZKilled]++
 			return nil
 		}
 	}
@@ -664,6 +672,7 @@ func (w *worker) emitBlock(x, y int) error {
 	w.fillQuad(x, y+2, 2)
 	w.fillQuad(x+2, y+2, 3)
 	fb.mask, fb.n = 0xFFFF, 4
+	w.perf.ctr[CtrQuads] += 4
 	return w.flushFragments()
 }
 

@@ -6,6 +6,7 @@ import "encoding/binary"
 const (
 	opHalt                  = 0
 	opNOP                   = 1
+	opMarker                = 2
 	opFlush                 = 4
 	opFlushAllState         = 5
 	opStartTileBinning      = 6
@@ -39,7 +40,7 @@ const (
 
 // recordSize is the size in bytes of each record, 0 for unknown opcodes.
 var recordSize = [256]uint8{
-	opHalt: 1, opNOP: 1, opFlush: 1, opFlushAllState: 1, opStartTileBinning: 1,
+	opHalt: 1, opNOP: 1, opMarker: 5, opFlush: 1, opFlushAllState: 1, opStartTileBinning: 1,
 	opBranch: 5, opBranchToSubList: 5, opReturnFromSubList: 1,
 	opStoreTileBuffer: 10, opLoadTileBuffer: 10,
 	opIndexedPrimitiveList: 14, opVertexArrayPrimitives: 10,

@@ -152,6 +152,9 @@ const (
 	RegReset    Reg = 0x700 // W: engine bit mask; abandon work, RPTR = WPTR
 	RegNumCores Reg = 0x800 // R: render worker cores
 	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)
+	// RegNumCounters (R) is the number of counters in the counter block
+	// (PERF_COUNTER(c) at 0xA00 + 8·c, see RegPerfCounter).
+	RegNumCounters Reg = 0x808
 )
 
 // Interrupt bits of INTR_STATUS / INTR_ACK / INTR_ENABLE.

@@ -63,7 +63,7 @@ func (c *programCache) get(m *mmu, pc uint32) (*qpu.Program, error) {
 }
 
 // runShader runs one batch and turns a failure into a fault or CL error.
-func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
+func runShader(g *GPU, core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 	m.faulted = false
 	err := core.Run(p, b)
 	if err == nil {
@@ -72,12 +72,22 @@ func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 	if errors.Is(err, errAborted) {
 		return err // Poll saw RESET: not the shader's fault
 	}
+	// Record where the batch failed for the crash dump's registers.
+	pc := p.Entry()
+	var qf *qpu.Fault
+	var ie *qpu.InstrError
+	switch {
+	case errors.As(err, &qf):
+		pc = qf.PC
+	case errors.As(err, &ie):
+		pc = ie.PC
+	}
+	g.shaderFailed(pc, p.Entry(), int(b.Stage), int(b.QPUNumber))
 	if m.faulted {
 		f := m.fault
 		return &f
 	}
-	var qf *qpu.Fault
-	if errors.As(err, &qf) {
+	if qf != nil {
 		return &pageFault{va: qf.VA, ctx: m.ctx, engine: m.engine, write: qf.Write}
 	}
 	return &clError{msg: fmt.Sprintf("shader: %v", err), cause: CLErrorCauseShader}
@@ -86,6 +96,15 @@ func runShader(core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) error {
 // vpmInWords is the size of a vertex's VPM input: VPMOffset is a u8 and an
 // attribute spans 4 words.
 const vpmInWords = 256 + 4
+
+// attributeBytes is how many bytes loadAttributes reads per vertex.
+func attributeBytes(sr *shaderRecord) uint64 {
+	var n uint64
+	for a := 0; a < sr.numAttrs; a++ {
+		n += uint64(uint32(sr.attrs[a].components) * attrTypeSize[sr.attrs[a].typ])
+	}
+	return n
+}
 
 // loadAttributes fills the VPM input of lanes 0..len(idx)-1 with the
 // converted attributes of vertices idx (docs/hardware.md §6.1).

@@ -132,8 +132,11 @@ type worker struct {
 	frag fragBatch
 	perf perfCounts   // added to GPU.perf at the end of each tile
 	stop *atomic.Bool // set when another tile of the job failed
-	memo blendMemo
-	hsr  hsrScan
+	cost tileCost     // this tile's, for the tile trace
+	// overdraw is DebugOverdraw, sampled at each tile's start.
+	overdraw bool
+	memo     blendMemo
+	hsr      hsrScan
 
 	rec [maxRecordSize]byte
 
@@ -176,11 +179,20 @@ func (w *worker) poll(uint64) error {
 func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 	defer w.perf.flushTo(w.g)
 	w.stop = stop
+	w.cost = tileCost{start: w.g.timestamp()}
+	if w.id < MaxMarkerCores {
+		w.g.markers.tile[w.id].Store(uint32(j.col) | uint32(j.row)<<8 | TileValid)
+	}
 	ts := w.cfg.tsize
 	w.x0, w.y0 = j.col*ts, j.row*ts
 	w.x1, w.y1 = min(w.x0+ts, w.cfg.width), min(w.y0+ts, w.cfg.height)
+	w.overdraw = w.g.debugMode.Load()&DebugOverdraw != 0
+	clearColor := j.clear.color
+	if w.overdraw {
+		clearColor = overdrawBase
+	}
 	for i := range w.color {
-		w.color[i] = j.clear.color
+		w.color[i] = clearColor
 		w.zs[i] = j.clear.zs
 	}
 	if w.cfg.msaa {
@@ -215,6 +227,8 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 			return err
 		}
 	}
+	w.perf.ctr[CtrTiles]++
+	w.traceTile(j.col, j.row)
 	return nil
 }
 
@@ -245,6 +259,15 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 		va += uint32(n)
 		switch op {
 		case opNOP:
+		case opMarker:
+			// Shade what came before under the previous marker, so the
+			// core's MARKER register names the draw it is working on.
+			if err := w.flushSegment(); err != nil {
+				return err
+			}
+			if w.id < MaxMarkerCores {
+				w.g.markers.core[w.id].Store(u32(rec, 1))
+			}
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:
@@ -254,7 +277,7 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 				if rec[1] > tilePrimTriangle {
 					return clErrorf("TILE_PRIMITIVE mode %d", rec[1])
 				}
-				w.perf.hsrPrimitives++
+				w.perf.ctr[CtrHSRPrimitives]++
 				continue
 			}
 			if err := w.addPrim(rec); err != nil {
@@ -449,7 +472,7 @@ func (w *worker) flushSegment() error {
 	err := w.flushFragments()
 	// A segment is up to segMaxPrims primitives: publish its counts now so
 	// the kernel's watchdog sees a long tile making progress.
-	w.perf.flushTo(w.g)
+	w.perf.flushProgress(w.g)
 	return err
 }
 
@@ -489,12 +512,16 @@ func (w *worker) shadeVertices() error {
 		bt.UniformsVA = sr.vsUniforms
 		bt.QPUNumber = uint32(w.id + 1)
 		bt.LaneMask = uint16(1<<cnt - 1)
-		if err := runShader(w.core, w.m, w.vsProg, bt); err != nil {
+		if err := runShader(w.g, w.core, w.m, w.vsProg, bt); err != nil {
 			return err
 		}
 		w.perf.qpuInstructions += bt.Instructions
 		w.perf.takeCore(w.core)
 		w.perf.vertices += uint64(cnt)
+		w.perf.ctr[CtrVSInstructions] += bt.Instructions
+		w.perf.ctr[CtrVSBytesRead] += uint64(cnt) * attributeBytes(sr)
+		w.cost.instructions += bt.Instructions
+		w.perf.ctr[CtrVSVertices] += uint64(cnt)
 		for l := 0; l < cnt; l++ {
 			o := w.vout[(s+l)*w.vstride:]
 			o[0], o[1], o[2], o[3] = bt.VPMOut[l], bt.VPMOut[16+l], bt.VPMOut[32+l], bt.VPMOut[48+l]

@@ -110,7 +110,7 @@ func (w *worker) flushFragments() error {
 	bt.LaneMask = fb.mask
 	bt.Kill = 0
 	bt.ZWritten = false
-	err := runShader(w.core, w.m, w.fsProg, bt)
+	err := runShader(w.g, w.core, w.m, w.fsProg, bt)
 	if hadPoints {
 		bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
 	}
@@ -121,6 +121,17 @@ func (w *worker) flushFragments() error {
 	}
 	w.perf.qpuInstructions += bt.Instructions
 	w.perf.takeCore(w.core)
+	w.perf.ctr[CtrFSInstructions] += bt.Instructions
+	w.perf.ctr[CtrFSBatches]++
+	shaded := uint64(mbits.OnesCount16(mask))
+	w.perf.ctr[CtrFragmentsShaded] += shaded
+	w.cost.instructions += bt.Instructions
+	w.cost.fragments += shaded
+	w.perf.ctr[CtrFragmentsDiscarded] += uint64(mbits.OnesCount16(mask & bt.Kill))
+	if w.overdraw {
+		w.countOverdraw(mask, mask&^bt.Kill)
+		return nil
+	}
 	mask &^= bt.Kill
 	if w.cfg.msaa {
 		w.resolveSamples(mask)
@@ -137,7 +148,12 @@ func (w *worker) resolve(mask uint16) {
 	fb := &w.frag
 	var frags uint64
 	if !s.stencil && !s.depthTest {
-		w.perf.fragments += uint64(mbits.OnesCount16(mask))
+		n := uint64(mbits.OnesCount16(mask))
+		w.perf.fragments += n
+		w.perf.ctr[CtrFragmentsWritten] += n
+		if s.blend {
+			w.perf.ctr[CtrFragmentsBlended] += n
+		}
 		if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
 			// Straight RGBA8 store: the "fill" and "tex" scenes. A batch
 			// whose lanes all hold one colour (a flat-shaded primitive)
@@ -218,6 +234,7 @@ func (w *worker) resolve(mask uint16) {
 		}
 		if s.stencil && !compare(face.fn, face.ref&face.vmask, stencil&face.vmask) {
 			w.zs[i] = zs&depthMax | stencilOp(face, face.sfail, stencil)<<24
+			w.perf.ctr[CtrFragmentsDepthFailed]++
 			continue
 		}
 		z := fb.z[lane]
@@ -230,6 +247,7 @@ func (w *worker) resolve(mask uint16) {
 				if s.stencil {
 					w.zs[i] = zs&depthMax | stencilOp(face, face.zfail, stencil)<<24
 				}
+				w.perf.ctr[CtrFragmentsDepthFailed]++
 				continue
 			}
 			if s.zUpdates {
@@ -241,6 +259,10 @@ func (w *worker) resolve(mask uint16) {
 		}
 		w.zs[i] = zs
 		w.color[i] = w.blendMemo(lane, w.color[i])
+		w.perf.ctr[CtrFragmentsWritten]++
+		if s.blend {
+			w.perf.ctr[CtrFragmentsBlended]++
+		}
 	}
 	w.perf.fragments += frags
 }
@@ -435,6 +457,13 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 		src = w.zs[:]
 	}
 	n := w.x1 - w.x0
+	if store {
+		w.perf.ctr[CtrTileStores]++
+		w.perf.ctr[CtrRenderBytesWritten] += uint64(n * (w.y1 - w.y0) * 4)
+	} else {
+		w.perf.ctr[CtrTileLoads]++
+		w.perf.ctr[CtrRenderBytesRead] += uint64(n * (w.y1 - w.y0) * 4)
+	}
 	var row [maxTileSize * 4]byte
 	for y := w.y0; y < w.y1; y++ {
 		va := addr + uint32(y)*stride + uint32(w.x0)*4

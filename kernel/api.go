@@ -33,6 +33,31 @@ type Options struct {
 	// valid only during the call.
 	Capture func(*Capture)
 
+	// OnRetire, when set, is called with every job's JobInfo (times and
+	// counters) as its fence signals — for tracers (tilegpu's -trace).
+	// Like Capture it runs with the device lock held and must not call
+	// back into the kernel; the JobInfo is valid only during the call.
+	OnRetire func(*JobInfo)
+
+	// TileTrace turns on the render engine's tile trace (hardware.md §8):
+	// JobInfo.Tiles then lists each tile the job rendered, on which core,
+	// when and at what cost. It costs 1 MiB of GPU memory and a record
+	// write per tile.
+	TileTrace bool
+
+	// DumpDir, when set, is the directory where the kernel writes a crash
+	// dump (dump.go; `tilegpu crashdec` decodes it) when a job page-faults,
+	// hits a CL error (malformed list or aborted shader) or hangs. At
+	// most 64 dumps per Device.
+	DumpDir string
+	// OnDump, when set, is called with each dump's path (device lock
+	// held, like Capture).
+	OnDump func(path string)
+
+	// DebugOverdraw sets the render engine's overdraw view (hardware.md
+	// §8): colour buffers receive per-pixel counts of shaded fragments.
+	DebugOverdraw bool
+
 	// starveLimit overrides how long a normal-priority job may head its
 	// ring without retiring before the dispatcher stops adding
 	// high-priority work (default defaultStarveLimit).
@@ -220,7 +245,10 @@ type SubmitCLArgs struct {
 	ClearStencil  uint8
 	InFences      []uint64
 	Flags         uint32 // SubmitEndOfFrame
-	OutFence      uint64 // out
+	// PerfMon, when nonzero, is a perf monitor of this File
+	// (PerfMonCreate) that adds the job's counters when it retires.
+	PerfMon  uint32
+	OutFence uint64 // out
 }
 
 // WaitArgs is the argument of File.Wait. Timeout 0 polls; a negative

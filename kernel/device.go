@@ -3,6 +3,8 @@ package kernel
 import (
 	"sync"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw"
 )
 
 // Sizes the kernel picks.
@@ -76,6 +78,9 @@ type Device struct {
 	numQPUs   uint32
 	closed    bool
 	overflows int // overflow pools handed out on BIN_OOM, for tests and debugging
+	tiles     tileTraceState
+	dumps     int      // crash dumps written (dump.go)
+	dumpPaths []string // their files
 
 	// Interrupt state, filled by the handler on a GPU goroutine. The
 	// handler never takes mu, so the kernel may hold mu while it writes
@@ -122,6 +127,12 @@ type gpuContext struct {
 	deferred   []deferredFree
 	fenceRuns  []fenceRun // the fence numbers issued to it (fences.go)
 	charged    uint32     // pages charged to it (quota.go)
+	// Observability (perf.go): perf monitors by id, and the JobInfo of
+	// its last jobHistory retired jobs.
+	perfMons    map[uint32]*perfMon
+	nextPerfMon uint32
+	history     [jobHistory]JobInfo
+	historyNext int
 }
 
 // deferredFree is physical memory and GPU VA of a context that was
@@ -193,6 +204,14 @@ func newDevice(m machine, opts Options) *Device {
 			d.m.WriteReg(regRingWptr(e, p), uint32(r.submitted))
 		}
 	}
+	if opts.TileTrace {
+		d.startTileTrace()
+	}
+	if opts.DebugOverdraw {
+		d.m.WriteReg(reg(hw.RegDebugMode), hw.DebugOverdraw)
+	} else {
+		d.m.WriteReg(reg(hw.RegDebugMode), 0)
+	}
 	d.m.SetInterruptHandler(d.onInterrupt)
 	d.m.WriteReg(regIntrEnable, intrAll)
 	go d.dispatcher()
@@ -214,6 +233,7 @@ func (d *Device) Close() {
 	d.m.WriteReg(regIntrEnable, 0)
 	d.m.SetInterruptHandler(nil)
 	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	d.m.WriteReg(reg(hw.RegTileTraceSize), 0)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	err := errorf(EIO, "device closed")

@@ -28,10 +28,18 @@
 // always run in order. The dispatcher serves the high rings first and then
 // writes, on the two rings of priority p,
 //
-//	BIN:    SET_CONTEXT; INDIRECT_BUFFER(bin CL);    SIGNAL(sem[p], seqno)
-//	RENDER: SET_CONTEXT; WAIT_MEM(sem[p], seqno); INDIRECT_BUFFER(render CL);
+//	BIN:    SET_CONTEXT; EVENT_WRITE(TS|CTR, sop); INDIRECT_BUFFER(bin CL);
+//	        EVENT_WRITE(TS|CTR, eop); SIGNAL(sem[p], seqno)
+//	RENDER: SET_CONTEXT; WAIT_MEM(sem[p], seqno); EVENT_WRITE(TS|CTR, sop);
+//	        INDIRECT_BUFFER(render CL); EVENT_WRITE(TS|CTR, eop);
 //	        EVENT_WRITE(IRQ, memstore seqno[p], seqno)
 //
+// (the TS|CTR records are the job's start- and end-of-pipe timestamps and
+// counter dumps in its report area, read into a JobInfo at retirement for
+// QueryJob, perf monitors and Options.OnRetire: perf.go; Options.TileTrace
+// adds each job's tiles from the render engine's tile trace, and
+// Options.DumpDir makes page faults, CL errors and hangs leave crash dumps:
+// dump.go)
 // and rings the doorbells. The command processors prefer the high rings at
 // every packet boundary, and a render stalled on its semaphore does not hold
 // the engine, so a high-priority render never waits for a normal bin. A

@@ -305,6 +305,7 @@ type fence struct {
 	done  chan struct{}
 	err   *Error
 	owner *gpuContext // the context of the job; only its File may wait
+	job   *job        // while pending, for QueryJob
 }
 
 func (fc *fence) signalled() bool {

@@ -108,8 +108,8 @@ func TestKernelFillsTileBinningConfig(t *testing.T) {
 	if err := r.Unpack(d.mem[jb.exec.pa:]); err != nil {
 		t.Fatal(err)
 	}
-	if r.TileAllocationAddress != jb.tile.va || r.TileAllocationSize != jb.tile.size() || r.WidthInTiles != 3 || r.HeightInTiles != 1 {
-		t.Errorf("TBMC = %+v; tile BO at %#x size %#x", r, jb.tile.va, jb.tile.size())
+	if r.TileAllocationAddress != jb.tile.va || r.TileAllocationSize != jb.reportOff || jb.reportOff+reportBytes > jb.tile.size() || r.WidthInTiles != 3 || r.HeightInTiles != 1 {
+		t.Errorf("TBMC = %+v; tile BO at %#x size %#x, report area at +%#x (the pool ends there)", r, jb.tile.va, jb.tile.size(), jb.reportOff)
 	}
 	// Relocations hold GPU VAs of this context.
 	srVA := jb.exec.va + align16(uint32(len(j.args.BinCL)))

@@ -110,7 +110,9 @@ func (d *Device) handleCLError(r clErrorRecord) {
 	if j != nil {
 		fence = j.fence.seqno
 	}
-	d.blame(c, j, errorf(EIO, "context %d: job (fence %d) abandoned by the GPU on %s: %s (CL_ERROR)", c.id, fence, engineName(eng), cause))
+	err := errorf(EIO, "context %d: job (fence %d) abandoned by the GPU on %s: %s (CL_ERROR)", c.id, fence, engineName(eng), cause)
+	d.dumpCLError(j, err.Msg)
+	d.blame(c, j, err)
 }
 
 func engineName(e int) string {

@@ -195,7 +195,9 @@ func (d *Device) finishJob(j *job, err *Error) {
 
 // signalJob completes j's fence with err (nil for success).
 func (d *Device) signalJob(j *job, err *Error) {
+	d.recordJob(j, err)
 	fc := j.fence
+	fc.job = nil
 	fc.err = err
 	close(fc.done)
 	delete(d.pending, fc.seqno)
@@ -288,7 +290,12 @@ func (d *Device) handleFault(fr faultRecord) {
 	if eng < numEngines {
 		ename = engineNames[eng]
 	}
-	d.blame(c, d.faultingJob(c, eng), errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename))
+	err := errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename)
+	j := d.faultingJob(c, eng)
+	if c.guilty == nil {
+		d.crashDump("page fault", err.Msg, j, &fr)
+	}
+	d.blame(c, j, err)
 }
 
 // handleBinOOM gives the job that is binning a new tile-allocation pool.
@@ -411,8 +418,8 @@ func (d *Device) dispatch() {
 // keeps free besides: the marker NOP a reset writes, and one word so that
 // a full ring never looks empty (RPTR = WPTR).
 var jobRingBytes = [numEngines]uint64{
-	engineBin:    4 * (cl.RingWordsSetContext + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
-	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineBin:    4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
+	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
 }
 
 const ringReserve = 4*cl.RingWordsNop + 4
@@ -480,12 +487,25 @@ func (d *Device) emit(j *job) {
 	}
 	sem := MemstoreVA + memstoreBinSemAt(p)
 	setCtx := cl.RingSetContext{CtxID: c.id, PageTable: c.as.l1}
+	// Start- and end-of-pipe records around each IB (perf.go).
+	rep := j.tile.va + j.reportOff
+	sop := func(e int) cl.RingEventWrite {
+		return cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(e, false)}
+	}
+	eop := func(e int) cl.RingEventWrite {
+		return cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(e, true)}
+	}
+	j.submittedAt = d.gpuTime()
 	put(engineBin, setCtx)
+	put(engineBin, sop(engineBin))
 	put(engineBin, cl.RingIndirectBuffer{Address: j.binVA, Size: j.binSize})
+	put(engineBin, eop(engineBin))
 	put(engineBin, cl.RingSignal{Address: sem, Value: seq})
 	put(engineRender, setCtx)
 	put(engineRender, cl.RingWaitMem{Address: sem, Reference: seq})
+	put(engineRender, sop(engineRender))
 	put(engineRender, cl.RingIndirectBuffer{Address: j.rclVA, Size: j.rclSize})
+	put(engineRender, eop(engineRender))
 	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqnoAt(p), Value: seq})
 	for e := range j.ringEnd {
 		j.ringEnd[e] = d.rings[e][p].submitted
@@ -601,6 +621,13 @@ func (d *Device) watchdog() {
 		head = capped
 	} else if head == nil {
 		head = all[0]
+	}
+	if d.opts.DumpDir != "" {
+		why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
+		if !stalled {
+			why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
+		}
+		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
 	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
 	// RESET made RPTR = WPTR on every ring; nothing of the old contents

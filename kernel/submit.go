@@ -29,6 +29,14 @@ type job struct {
 	ringEnd    [numEngines]uint64 // ring positions just after the job's packets
 	endOfFrame bool               // submitted with SubmitEndOfFrame
 	err        *Error             // set when its context became guilty while it ran
+
+	// Observability (perf.go): the report area's offset in tile, the GPU
+	// times of SubmitCL and of the ring write, and the perf monitor.
+	reportOff   uint32
+	queuedAt    uint64
+	submittedAt uint64
+	perfMon     *perfMon
+	perfMonID   uint32
 }
 
 func align16(n uint32) uint32 { return (n + 15) &^ 15 }
@@ -130,7 +138,14 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	}
 	tw, th := (a.Width+ts-1)/ts, (a.Height+ts-1)/ts
 	tileBytes := tw*th*tileBlockFirst + tilePoolBytes(tw*th)
-	tile, err := d.allocBOLocked(c, tileBytes, true, true)
+	var pm *perfMon
+	if a.PerfMon != 0 {
+		if pm = c.perfMons[a.PerfMon]; pm == nil {
+			return fail(errorf(ENOENT, "SubmitCL: no perf monitor %d", a.PerfMon))
+		}
+	}
+	// The job's report area (perf.go) follows the pool.
+	tile, err := d.allocBOLocked(c, tileBytes+reportBytes, true, true)
 	if err != nil {
 		return fail(err)
 	}
@@ -143,7 +158,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	v.patchRelocs()
 	cl.TileBinningModeConfiguration{
 		TileAllocationAddress: tile.va,
-		TileAllocationSize:    tile.size(),
+		TileAllocationSize:    tileBytes,
 		WidthInTiles:          uint16(tw),
 		HeightInTiles:         uint16(th),
 		Multisample4x:         v.msaa,
@@ -159,9 +174,14 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		srVA: v.srVA, srSize: uint32(len(a.ShaderRecords)),
 		uniVA: v.uniVA, uniSize: uint32(len(a.Uniforms)),
 		endOfFrame: a.Flags&SubmitEndOfFrame != 0,
+		reportOff:  tileBytes, queuedAt: d.gpuTime(),
+		perfMon: pm, perfMonID: a.PerfMon,
+	}
+	if pm != nil {
+		pm.pending++
 	}
 	d.seqno++
-	j.fence = &fence{seqno: d.seqno, done: make(chan struct{}), owner: c}
+	j.fence = &fence{seqno: d.seqno, done: make(chan struct{}), owner: c, job: j}
 	c.issued(d.seqno)
 	d.pending[d.seqno] = j.fence
 	for _, fn := range a.InFences {

@@ -218,7 +218,7 @@ func (v *validator) walkBinCL() error {
 func (v *validator) record(op uint8, rec []byte, off uint32, where func() string) error {
 	// Order: TILE_BINNING_MODE_CONFIGURATION, START_TILE_BINNING, the rest, FLUSH.
 	switch op {
-	case cl.OpNop:
+	case cl.OpNop, cl.OpMarker:
 		return nil
 	case cl.OpTileBinningModeConfiguration:
 		if v.haveTBMC {

@@ -25,6 +25,7 @@ commands:
   shader-test  run piglit .shader_test files on the virtual GPU
   serve        run the GPU process: one GPU shared by clients on a Unix socket and/or TCP
   replay       re-execute a recorded command stream (serve -record) on a fresh GPU; -decode prints it
+  crashdec     decode a GPU crash dump (Config.CrashDumpDir): ring, draw, tile, shader with the PC marked
 
 Run 'tilegpu <command> -h' for a command's flags.
 `
@@ -43,6 +44,7 @@ func main() {
 		"shader-test": cmdShaderTest,
 		"serve":       cmdServe,
 		"replay":      cmdReplay,
+		"crashdec":    cmdCrashdec,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

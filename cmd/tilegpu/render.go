@@ -21,6 +21,7 @@ import (
 
 	"github.com/tilegpu/tilegpu"
 	"github.com/tilegpu/tilegpu/bench"
+	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/scene"
 )
 
@@ -151,6 +152,9 @@ type renderResult struct {
 	Vertices       uint64  `json:"vertices_shaded"`
 	Fragments      uint64  `json:"fragments_shaded"`
 	Milliseconds   float64 `json:"ms"` // rendering and read-back, not loading or encoding
+
+	img  *image.NRGBA                          // the (last) frame, for -heatmap
+	draw func(gl.Context) (scene.Stats, error) // draws the frame again, for -overdraw
 }
 
 func cmdRender(args []string) error {
@@ -161,7 +165,7 @@ func cmdRender(args []string) error {
 	height := fs.Int("height", 1024, "framebuffer height in pixels, 1..4096")
 	format := fs.String("format", "png", "image format of outputs named after their models (several models or -o DIR): png, jpeg or gif")
 	turntable := fs.Int("turntable", 0, "write an animated GIF of `N` views around the model (yaw steps of 360°/N)")
-	jsonOut := fs.Bool("json", false, "print one JSON object per image (input, output, size, triangles, tiles, shader work, ms) instead of the summary line")
+	jsonOut := fs.Bool("json", false, "print one JSON object per image (input, output, size, triangles, tiles, shader work, ms) instead of the summary line; with -stats the counters as one more JSON object")
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	decode := fs.Bool("decode", false, "print the frame's command streams decoded (ring packets, control lists, shader records, shaders); one image only")
 	modelFlag := fs.String("model", "", "render this model `file` (same as naming it as an argument)")
@@ -173,6 +177,8 @@ func cmdRender(args []string) error {
 	fs.Var(&yaw, "yaw", "camera yaw in `degrees` from the model's front (+Z) towards +X (default: automatic)")
 	fs.Var(&pitch, "pitch", "camera pitch in `degrees` above the horizontal (default: automatic)")
 	remote := fs.String("remote", "", "draw through a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
+	obs := addObsFlags(fs, jsonOut)
+	obs.addHeatmapFlags(fs)
 	models, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -242,16 +248,27 @@ func cmdRender(args []string) error {
 	if *decode {
 		cfg.Capture = newDecoder(stdout).capture
 	}
+	if err := obs.configure(&cfg); err != nil {
+		return err
+	}
+	if *remote != "" && obs.active() {
+		return fmt.Errorf("-stats, -trace, -heatmap and -overdraw read the local GPU: they do not apply with -remote")
+	}
+	if (obs.wantsImage()) && (len(jobs) > 1 || *turntable > 0) {
+		return fmt.Errorf("-heatmap and -overdraw show one frame: give one model and no -turntable")
+	}
 	ctx, err := openTarget(*remote, cfg)
 	if err != nil {
 		return err
 	}
 	defer ctx.Close()
 	frames := max(*turntable, 1)
+	var last renderResult
 	prog := newProgress(len(jobs)*frames, "rendering")
 	defer prog.finish()
 	for _, j := range jobs {
 		res, err := renderOne(ctx, j, *texPath, yaw, pitch, *turntable, *cameraIdx, animTime, prog)
+		last = res
 		if err != nil {
 			if j.input != "" {
 				return fmt.Errorf("%s: %w", j.input, err)
@@ -275,7 +292,17 @@ func cmdRender(args []string) error {
 	if *remote == "" && !*jsonOut {
 		fmt.Fprintln(stdout, countersLine(ctx.Stats(), len(jobs)*frames))
 	}
-	return nil
+	lc, _ := ctx.(*tilegpu.Context) // nil with -remote, where obs is inactive
+	if err := obs.writeTrace(lc); err != nil {
+		return err
+	}
+	if err := obs.writeHeatmap(lc, last.img); err != nil {
+		return err
+	}
+	if err := obs.writeOverdraw(cfg, last.draw); err != nil {
+		return err
+	}
+	return obs.report(stdout, lc, len(jobs)*frames)
 }
 
 // renderJobs pairs each model with its output. No models: the default
@@ -398,18 +425,19 @@ func renderOne(ctx drawTarget, j renderJob, texPath string, yaw, pitch optFloat,
 	var el time.Duration
 	for f := range res.Frames {
 		t0 := time.Now()
-		var st scene.Stats
-		g := ctx.GL()
-		switch {
-		case model == nil:
-			st, err = scene.DrawSpot(g, cfgW, cfgH)
-		case cameraIdx >= 0:
-			st, err = scene.DrawModelCamera(g, model, cfgW, cfgH, cameraIdx)
-		default:
-			v := view
-			v.Yaw += float32(2 * math.Pi * float64(f) / float64(res.Frames))
-			st, err = scene.DrawModelView(g, model, cfgW, cfgH, v)
+		res.draw = func(g gl.Context) (scene.Stats, error) {
+			switch {
+			case model == nil:
+				return scene.DrawSpot(g, cfgW, cfgH)
+			case cameraIdx >= 0:
+				return scene.DrawModelCamera(g, model, cfgW, cfgH, cameraIdx)
+			default:
+				v := view
+				v.Yaw += float32(2 * math.Pi * float64(f) / float64(res.Frames))
+				return scene.DrawModelView(g, model, cfgW, cfgH, v)
+			}
 		}
+		st, err := res.draw(ctx.GL())
 		if err != nil {
 			return res, err
 		}
@@ -420,6 +448,7 @@ func renderOne(ctx drawTarget, j renderJob, texPath string, yaw, pitch optFloat,
 		el += time.Since(t0)
 		res.Triangles += st.Triangles
 		imgs = append(imgs, img)
+		res.img = img
 		prog.step(filepath.Base(j.output))
 	}
 	after := ctx.Stats()
@@ -498,6 +527,7 @@ func cmdBench(args []string) error {
 	width := fs.Int("width", 1920, "framebuffer width in pixels, 1..4096 (SCENES.md uses 1920)")
 	height := fs.Int("height", 1080, "framebuffer height in pixels, 1..4096 (SCENES.md uses 1080)")
 	remote := fs.String("remote", "", "run the scene on a `tilegpu serve` service at ADDR (unix:PATH or tcp:HOST:PORT)")
+	obs := addObsFlags(fs, nil)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -518,7 +548,14 @@ func cmdBench(args []string) error {
 	}
 	opt := bench.DefaultOptions()
 	opt.Width, opt.Height = *width, *height
-	ctx, err := openTarget(*remote, tilegpu.Config{Width: 1, Height: 1, Cores: *cores})
+	cfg := tilegpu.Config{Width: 1, Height: 1, Cores: *cores}
+	if err := obs.configure(&cfg); err != nil {
+		return err
+	}
+	if *remote != "" && obs.active() {
+		return fmt.Errorf("-stats and -trace read the local GPU: they do not apply with -remote")
+	}
+	ctx, err := openTarget(*remote, cfg)
 	if err != nil {
 		return err
 	}
@@ -527,12 +564,23 @@ func cmdBench(args []string) error {
 	if err != nil {
 		return err
 	}
+	lc, _ := ctx.(*tilegpu.Context) // nil with -remote, where obs is inactive
+	if err := obs.begin(lc); err != nil {
+		return err
+	}
 	res := sc.Run(*frames)
 	fmt.Fprintln(stdout, res.String(sc))
 	if st := ctx.Stats(); *remote == "" {
 		fmt.Fprintf(stdout, "qpu_instructions=%d translated_instructions=%d programs_translated=%d translation_hits=%d translation_misses=%d native_instructions=%d native_runs=%d\n",
 			st.Instructions, st.XlatInstructions, st.ProgramsTranslated, st.XlatHits, st.XlatMisses, st.NativeInstructions, st.NativeRuns)
 		fmt.Fprintln(stdout, countersLine(st, *frames+1))
+	}
+	// Run draws one warm-up frame before the timed ones.
+	if err := obs.report(stdout, lc, res.Frames+1); err != nil {
+		return err
+	}
+	if err := obs.writeTrace(lc); err != nil {
+		return err
 	}
 	if *out != "" {
 		img := sc.ReadPixels()

@@ -122,6 +122,10 @@ func (c *Context) Draw(info *pipe.DrawInfo) error {
 	}
 	c.dirty = 0
 
+	if c.screen.drawMarkers {
+		// Draw id: the context's draw count, from 1 (crash dumps name it).
+		emit(j, cl.Marker{Id: uint32(c.stats.Draws + 1)})
+	}
 	instances := max(info.InstanceCount, 1)
 	for range instances {
 		if ib != nil {

@@ -22,6 +22,11 @@ const (
 type ScreenOptions struct {
 	// Now is the clock of the BO cache; nil means time.Now. Tests inject one.
 	Now func() time.Time
+	// DrawMarkers puts a MARKER record carrying the draw id (the
+	// context's draw count, from 1) before each draw in the binning list;
+	// the binner copies it into the tile lists and the hardware keeps the
+	// last one each unit passed (docs/hardware.md §4.1), for crash dumps.
+	DrawMarkers bool
 }
 
 // Screen is the TG driver's pipe.Screen. It is safe for concurrent use.
@@ -31,6 +36,8 @@ type Screen struct {
 	bos      *boCache
 	numCores int
 	numQPUs  int
+
+	drawMarkers bool
 }
 
 var _ pipe.Screen = (*Screen)(nil)
@@ -40,7 +47,7 @@ func NewScreen(ws Winsys, sc ShaderCompiler, opts ScreenOptions) (*Screen, error
 	if ws == nil || sc == nil {
 		return nil, fmt.Errorf("tg: NewScreen needs a winsys and a compiler")
 	}
-	s := &Screen{ws: ws, compiler: sc, bos: newBOCache(ws, opts.Now)}
+	s := &Screen{ws: ws, compiler: sc, bos: newBOCache(ws, opts.Now), drawMarkers: opts.DrawMarkers}
 	if v, err := ws.GetParam(KernelParamNumCores); err == nil {
 		s.numCores = int(v)
 	}

@@ -161,7 +161,7 @@ func TestDocumentedSizes(t *testing.T) {
 		name string
 		size int
 	}{
-		0: {"HALT", 1}, 1: {"NOP", 1}, 4: {"FLUSH", 1}, 5: {"FLUSH_ALL_STATE", 1}, 6: {"START_TILE_BINNING", 1},
+		0: {"HALT", 1}, 1: {"NOP", 1}, 2: {"MARKER", 5}, 4: {"FLUSH", 1}, 5: {"FLUSH_ALL_STATE", 1}, 6: {"START_TILE_BINNING", 1},
 		16: {"BRANCH", 5}, 17: {"BRANCH_TO_SUB_LIST", 5}, 18: {"RETURN_FROM_SUB_LIST", 1},
 		28: {"STORE_TILE_BUFFER_GENERAL", 10}, 29: {"LOAD_TILE_BUFFER_GENERAL", 10},
 		32: {"INDEXED_PRIMITIVE_LIST", 14}, 33: {"VERTEX_ARRAY_PRIMITIVES", 10},
@@ -254,7 +254,10 @@ func TestAllowedIn(t *testing.T) {
 		{OpConfigurationBits, ListBin, true},
 		{OpConfigurationBits, ListTile, true},
 		{OpHalt, ListBin, false},
-		{2, ListBin, false}, // unknown opcode
+		{OpMarker, ListBin, true},
+		{OpMarker, ListTile, true},
+		{OpMarker, ListRender, false},
+		{3, ListBin, false}, // unknown opcode
 	}
 	for _, tt := range tests {
 		if got := AllowedIn(tt.op, tt.list); got != tt.want {

@@ -353,7 +353,9 @@ const (
 
 // EventFlags bits (RingEventWrite.Flags).
 const (
-	EventIRQ = 1 << 0 // IRQ
+	EventIRQ       = 1 << 0 // IRQ
+	EventTimestamp = 1 << 1 // TIMESTAMP
+	EventCounters  = 1 << 2 // COUNTERS
 )
 
 // Ring packet opcodes (header bits 23:16).
@@ -380,6 +382,7 @@ const (
 const (
 	OpHalt                           uint8 = 0   // HALT
 	OpNop                            uint8 = 1   // NOP
+	OpMarker                         uint8 = 2   // MARKER
 	OpFlush                          uint8 = 4   // FLUSH
 	OpFlushAllState                  uint8 = 5   // FLUSH_ALL_STATE
 	OpStartTileBinning               uint8 = 6   // START_TILE_BINNING
@@ -415,6 +418,7 @@ const (
 const (
 	SizeHalt                           = 1
 	SizeNop                            = 1
+	SizeMarker                         = 5
 	SizeFlush                          = 1
 	SizeFlushAllState                  = 1
 	SizeStartTileBinning               = 1
@@ -858,6 +862,61 @@ var layoutNop = Layout{
 	Lists:    ListBin | ListRender | ListTile,
 	Fields:   []Field{},
 	Reserved: []byte{0x00},
+}
+
+// Marker is the control-list record MARKER.
+type Marker struct {
+	Id uint32
+}
+
+// Opcode returns OpMarker.
+func (Marker) Opcode() uint8 { return OpMarker }
+
+// Size returns SizeMarker, the packed size in bytes.
+func (Marker) Size() int { return SizeMarker }
+
+// Pack writes the packed MARKER to dst[:SizeMarker]. dst must hold at least SizeMarker bytes.
+func (r Marker) Pack(dst []byte) {
+	_ = dst[SizeMarker-1]
+	dst[0] = OpMarker
+	binary.LittleEndian.PutUint32(dst[1:], r.Id)
+}
+
+// Unpack decodes a packed MARKER from src, which must hold at least SizeMarker bytes and start with OpMarker.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *Marker) Unpack(src []byte) error {
+	if len(src) < SizeMarker {
+		return errShort(&layoutMarker, len(src))
+	}
+	if src[0] != OpMarker {
+		return errOpcode(&layoutMarker, src[0])
+	}
+	r.Id = binary.LittleEndian.Uint32(src[1:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r Marker) String() string {
+	var b [SizeMarker]byte
+	r.Pack(b[:])
+	return layoutMarker.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r Marker) Check() error {
+	return nil
+}
+
+var layoutMarker = Layout{
+	Name:   "MARKER",
+	GoName: "Marker",
+	Opcode: OpMarker,
+	Size:   SizeMarker,
+	Lists:  ListBin | ListTile,
+	Fields: []Field{
+		{Name: "Id", Text: "id", Start: 8, Width: 32, Kind: KindUint, Hex: true},
+	},
+	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // Flush is the control-list record FLUSH.
@@ -3012,6 +3071,7 @@ var layoutTextureDescriptor = Layout{
 var recordLayouts = [256]*Layout{
 	OpHalt:                           &layoutHalt,
 	OpNop:                            &layoutNop,
+	OpMarker:                         &layoutMarker,
 	OpFlush:                          &layoutFlush,
 	OpFlushAllState:                  &layoutFlushAllState,
 	OpStartTileBinning:               &layoutStartTileBinning,
@@ -3068,6 +3128,8 @@ func newRecord(op uint8) Record {
 		return &Halt{}
 	case OpNop:
 		return &Nop{}
+	case OpMarker:
+		return &Marker{}
 	case OpFlush:
 		return &Flush{}
 	case OpFlushAllState:
@@ -3139,6 +3201,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		return r, err
 	case OpNop:
 		var r Nop
+		err := r.Unpack(b)
+		return r, err
+	case OpMarker:
+		var r Marker
 		err := r.Unpack(b)
 		return r, err
 	case OpFlush:
@@ -3265,6 +3331,7 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 var allRecords = []Record{
 	Halt{},
 	Nop{},
+	Marker{},
 	Flush{},
 	FlushAllState{},
 	StartTileBinning{},

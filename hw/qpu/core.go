@@ -34,7 +34,17 @@ type PageMem interface {
 type Fault struct {
 	VA    uint32
 	Write bool
+	PC    uint32 // address of the faulting instruction
 }
+
+// InstrError is a failure of the instruction at PC (other than a Fault).
+type InstrError struct {
+	PC  uint32
+	Err error
+}
+
+func (e *InstrError) Error() string { return fmt.Sprintf("qpu: instruction at %#x: %v", e.PC, e.Err) }
+func (e *InstrError) Unwrap() error { return e.Err }
 
 func (f *Fault) Error() string {
 	if f.Write {
@@ -401,10 +411,11 @@ func (c *Core) poisonAccs(used uint8) {
 }
 
 func (c *Core) located(in *inst, err error) error {
-	if _, ok := err.(*Fault); ok {
+	if f, ok := err.(*Fault); ok {
+		f.PC = in.addr
 		return err
 	}
-	return fmt.Errorf("qpu: instruction at %#x: %w", in.addr, err)
+	return &InstrError{PC: in.addr, Err: err}
 }
 
 // condMask returns the lanes whose condition passes.

@@ -21,6 +21,9 @@ import (
 // Winsys is tg.Winsys over one kernel file.
 type Winsys struct {
 	F *kernel.File
+	// PerfMon, when nonzero, is a perf monitor of F (File.PerfMonCreate)
+	// attached to every submission.
+	PerfMon uint32
 }
 
 var _ tg.Winsys = Winsys{}
@@ -67,7 +70,7 @@ func (w Winsys) Submit(s *tg.Submit) (uint64, error) {
 		Color:  renderTarget(s.Color), ZS: renderTarget(s.ZS),
 		Width: s.Width, Height: s.Height,
 		ClearColor: s.ClearColor, ClearDepth: s.ClearDepth, ClearStencil: s.ClearStencil,
-		InFences: s.InFences,
+		InFences: s.InFences, PerfMon: w.PerfMon,
 	}
 	if s.EndOfFrame {
 		a.Flags |= kernel.SubmitEndOfFrame
