@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
 )
 
 // TestMisuseIsAnError: each misuse returns the documented error and
@@ -166,6 +168,16 @@ func TestRecordingIntoExecutingBuffer(t *testing.T) {
 	_ = cb.CmdBindTargets(r.target, nil)
 	_ = cb.CmdBindPipeline(r.pipe)
 	_ = cb.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}})
+	// Blending ONE/ZERO draws what no blending draws, but it keeps the
+	// hardware's hidden-surface removal from dropping the covered layers:
+	// every layer is shaded, so the GPU is busy long enough.
+	keep, err := r.dev.CreateColorBlendState(ColorBlendStateCreateInfo{BlendEnable: true,
+		SrcBlendColor: cl.BlendFactorOne, DstBlendColor: cl.BlendFactorZero,
+		SrcBlendAlpha: cl.BlendFactorOne, DstBlendAlpha: cl.BlendFactorZero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cb.CmdBindColorBlendState(keep)
 	// Enough full-target layers that the GPU is still busy when the
 	// calls below run microseconds after Submit.
 	for i := range 64 {
