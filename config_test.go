@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilegpu/tilegpu/cmdbuf"
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/hw"
 )
@@ -56,6 +57,9 @@ func TestNewContextRejectsBadConfigs(t *testing.T) {
 func TestLimitsAgree(t *testing.T) {
 	ctx := newTestContext(t, Config{Width: MaxSize, Height: 4, Cores: 1, MemorySize: hw.MinMemorySize * 16})
 	g := ctx.GL()
+	if cmdbuf.MaxFramebufferSide != MaxSize {
+		t.Errorf("cmdbuf.MaxFramebufferSide = %d, want MaxSize %d (the GPU process must accept what a local context accepts)", cmdbuf.MaxFramebufferSide, MaxSize)
+	}
 	if got := g.GetInteger(gl.MAX_RENDERBUFFER_SIZE); got != MaxSize {
 		t.Errorf("GL_MAX_RENDERBUFFER_SIZE = %d, want MaxSize %d", got, MaxSize)
 	}

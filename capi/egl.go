@@ -165,8 +165,10 @@ var configs = []config{
 	{id: 5, red: 8, green: 8, blue: 8, a: 8, samples: 4},
 }
 
-// maxPbuffer is the largest pbuffer side (the kernel's largest render target).
-const maxPbuffer = 8192
+// maxPbuffer is the largest pbuffer side: the driver's render-target limit
+// (GL_MAX_RENDERBUFFER_SIZE, tilegpu.MaxSize), so a pbuffer never exceeds
+// what GL reports it can render to.
+const maxPbuffer = 4096
 
 // attrib returns the value of a config attribute (ok false: not one).
 func (c *config) attrib(a int) (int, bool) {

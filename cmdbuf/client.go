@@ -86,8 +86,8 @@ var _ gl.Context = (*Client)(nil)
 // NewClient creates the client's ring, result memory and transfer buffer
 // over t and asks the service for a context.
 func NewClient(t Transport, opt Options) (*Client, error) {
-	if opt.Width < 1 || opt.Height < 1 || opt.Width > 8192 || opt.Height > 8192 {
-		return nil, fmt.Errorf("cmdbuf: framebuffer size %dx%d not in 1..8192", opt.Width, opt.Height)
+	if opt.Width < 1 || opt.Height < 1 || opt.Width > MaxFramebufferSide || opt.Height > MaxFramebufferSide {
+		return nil, fmt.Errorf("cmdbuf: framebuffer size %dx%d not in 1..%d", opt.Width, opt.Height, MaxFramebufferSide)
 	}
 	if opt.RingSize == 0 {
 		opt.RingSize = 1 << 20

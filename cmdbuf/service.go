@@ -229,8 +229,8 @@ func (ss *session) start(ring uint32, width, height int) error {
 	if len(mem) < 64 || len(mem)%4 != 0 || len(mem)/4 > maxCommandLen {
 		return fmt.Errorf("ring buffer %d has %d bytes, want a multiple of 4 in 64..%d", ring, len(mem), 4*maxCommandLen)
 	}
-	if width < 1 || height < 1 || width > 8192 || height > 8192 {
-		return fmt.Errorf("framebuffer size %dx%d not in 1..8192", width, height)
+	if width < 1 || height < 1 || width > MaxFramebufferSide || height > MaxFramebufferSide {
+		return fmt.Errorf("framebuffer size %dx%d not in 1..%d", width, height, MaxFramebufferSide)
 	}
 	if err := ss.buildStack(width, height); err != nil {
 		ss.teardownStack()
@@ -405,3 +405,8 @@ func (ss *session) close() {
 
 // GPUMemoryInUse is the GPU memory all clients hold, in bytes.
 func (s *Service) GPUMemoryInUse() int { return s.dev.MemoryInUse() }
+
+// MaxFramebufferSide is the largest default framebuffer side a client may
+// ask for: the driver's render-target limit (GL_MAX_RENDERBUFFER_SIZE;
+// tilegpu.MaxSize is the same number).
+const MaxFramebufferSide = 4096
