@@ -153,7 +153,11 @@ func TestHWDrawRightAfterAnotherContextsReset(t *testing.T) {
 		fs   string
 	}{
 		{"endless fragment shader", foreverFS},
-		{"long fragment loop", countdownFS(2_000_000)},
+		// 2^25 iterations of five instructions: one 16-lane batch runs
+		// for seconds however fast the shader cores execute (translated
+		// and native code ran 2,000,000 iterations in under the 100 ms
+		// watchdog window, and a job that finishes batches is not hung).
+		{"long fragment loop", countdownFS(1 << 25)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
