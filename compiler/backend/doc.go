@@ -87,7 +87,9 @@
 // a value moved out of r4 right after an SFU/TMU result and not live across
 // another r4 write), file A and file B (A0–31/B0–31, or 0–15 for a
 // threaded fragment shader). Values live across a THRSW may not be in
-// accumulators. Live intervals come from block-level dataflow liveness
+// accumulators, nor values read where some path has not written them (an
+// If phi when branches may skip both Then and Else): Validate requires an
+// accumulator to be written on every path before it is read. Live intervals come from block-level dataflow liveness
 // (restricted to where some definition reaches, so a conditionally written
 // temp does not look live from the program start) over the linear block
 // order, extended over whole loops for loop-carried values. Two temps

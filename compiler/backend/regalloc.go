@@ -505,6 +505,15 @@ func tempClasses(p *Program, iv *intervals) []int {
 			r4ok[in.Dst.Index] = true
 		}
 	}
+	// A temp read where some path from the start has not written it (an
+	// If phi whose Then and Else may both be skipped by branches) must not
+	// be in an accumulator: the hardware contract (Validate) allows an
+	// accumulator to be read only after a write on every path.
+	for t, unwritten := range readUnwritten(p) {
+		if unwritten {
+			class[t] &^= classAcc | classR4
+		}
+	}
 	var r4w, thrsw []int
 	for ip, in := range iv.insts {
 		if in.writesR4() {
@@ -542,6 +551,77 @@ func tempClasses(p *Program, iv *intervals) []int {
 		}
 	}
 	return class
+}
+
+// readUnwritten reports, per temp, whether some read of it can run on a
+// path from the program start on which no instruction (conditional or not)
+// has written it: block-level must-write dataflow (intersection over
+// predecessors), then a scan of each block's reads. Block.defAtEntry does
+// not count: it is liveness's fiction, no instruction writes there.
+func readUnwritten(p *Program) []bool {
+	n, nb := p.NumTemps, len(p.Blocks)
+	out := make([]bool, n)
+	written := make([]bitset, nb) // temps written on every path to the block's end
+	pred := make([][]int, nb)
+	for bi := range p.Blocks {
+		written[bi] = newBitset(n)
+		if bi > 0 {
+			for w := range written[bi] {
+				written[bi][w] = ^uint64(0)
+			}
+		}
+		for _, s := range p.successors(bi) {
+			pred[s] = append(pred[s], bi)
+		}
+	}
+	in := make([]bitset, nb)
+	for bi := range in {
+		in[bi] = newBitset(n)
+	}
+	cur := newBitset(n)
+	blockIn := func(bi int) {
+		for w := range cur {
+			cur[w] = 0
+		}
+		for i, pb := range pred[bi] {
+			for w := range cur {
+				if i == 0 {
+					cur[w] = written[pb][w]
+				} else {
+					cur[w] &= written[pb][w]
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for bi, b := range p.Blocks {
+			blockIn(bi)
+			for _, ins := range b.Insts {
+				if ins.Dst.IsTemp() {
+					cur.set(ins.Dst.Index)
+				}
+			}
+			if !cur.equal(written[bi]) {
+				written[bi].copyFrom(cur)
+				changed = true
+			}
+		}
+	}
+	for bi, b := range p.Blocks {
+		blockIn(bi)
+		for _, ins := range b.Insts {
+			for _, r := range ins.Reads() {
+				if r.IsTemp() && !cur.has(r.Index) {
+					out[r.Index] = true
+				}
+			}
+			if ins.Dst.IsTemp() {
+				cur.set(ins.Dst.Index)
+			}
+		}
+	}
+	return out
 }
 
 // RegAlloc assigns every temp of p a physical register, spilling to

@@ -84,7 +84,7 @@ func verifyFunc(f *Func, form Form, known map[*Func]bool, callee bool) []string 
 	v.list(f.Body, 0)
 	if callee {
 		for i, r := range f.Results {
-			v.use(fmt.Sprintf("result %d", i), r)
+			v.use(fmt.Sprintf("result %d", i), r) // callees only, rare
 		}
 	}
 	return v.errs
@@ -152,7 +152,20 @@ func (v *verifier) place(in *Instr) {
 	}
 }
 
-func (v *verifier) use(user string, a *Instr) {
+// instrLabel names an instruction (plus a note) in an error message. It is
+// formatted only when an error is reported: Verify runs after every pass,
+// and printing every instruction of a valid function was a sixth of the
+// compiler's differential fuzzer's time.
+type instrLabel struct {
+	in   *Instr
+	note string
+}
+
+func (l instrLabel) String() string { return l.in.String() + l.note }
+
+// use checks operand a of user (a string or an instrLabel, formatted only
+// on failure).
+func (v *verifier) use(user any, a *Instr) {
 	switch {
 	case a == nil:
 		v.errorf("%s: nil operand", user)
@@ -187,7 +200,7 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 						}
 						continue
 					}
-					v.use(in.String(), a)
+					v.use(instrLabel{in: in}, a)
 				}
 				v.instr(in, depth)
 				v.visible[in] = true
@@ -200,14 +213,14 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 			for _, p := range n.Phis {
 				v.phiShape(p)
 				if len(p.Args) == 2 {
-					v.use(p.String()+" (then arg)", p.Args[0])
+					v.use(instrLabel{p, " (then arg)"}, p.Args[0])
 				}
 			}
 			v.hide(thenDefs)
 			elseDefs := v.list(n.Else, depth+1)
 			for _, p := range n.Phis {
 				if len(p.Args) == 2 {
-					v.use(p.String()+" (else arg)", p.Args[1])
+					v.use(instrLabel{p, " (else arg)"}, p.Args[1])
 				}
 			}
 			v.hide(elseDefs)
@@ -220,7 +233,7 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 			for _, p := range n.Phis {
 				v.phiShape(p)
 				if len(p.Args) == 2 {
-					v.use(p.String()+" (entry arg)", p.Args[0])
+					v.use(instrLabel{p, " (entry arg)"}, p.Args[0])
 				}
 			}
 			for _, p := range n.Phis {
@@ -231,7 +244,7 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 			body := v.list(n.Body, depth+1)
 			for _, p := range n.Phis {
 				if len(p.Args) == 2 {
-					v.use(p.String()+" (back-edge arg)", p.Args[1])
+					v.use(instrLabel{p, " (back-edge arg)"}, p.Args[1])
 				}
 			}
 			v.use("loop condition", n.Cond)
@@ -276,7 +289,7 @@ func (v *verifier) phiShape(p *Instr) {
 }
 
 func (v *verifier) instr(in *Instr, depth int) {
-	s := in.String()
+	s := instrLabel{in: in}
 	if in.Op == OpInvalid || in.Op >= numOps {
 		v.errorf("%s: bad op", s)
 		return
@@ -448,7 +461,7 @@ func (v *verifier) instr(in *Instr, depth int) {
 // callInstr checks OpCall, OpCallResult and OpParam, which exist only
 // before inlining.
 func (v *verifier) callInstr(in *Instr) {
-	s := in.String()
+	s := instrLabel{in: in}
 	if v.form >= FormInlined {
 		v.errorf("%s: %s left after inlining", s, in.Op)
 		return
