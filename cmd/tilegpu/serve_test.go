@@ -108,6 +108,15 @@ func TestServeAndRenderRemote(t *testing.T) {
 	if _, _, err := runCLI(t, cmdRender, "-size", "64", "-remote", "unix:"+sock, "-cores", "2", "-o", remote); err == nil {
 		t.Error("render -remote accepted -cores")
 	}
+	// The service sees the client's departure asynchronously (its
+	// connection goroutine reads the closed socket): wait for the log line
+	// before shutting down, or shutdown can overtake it.
+	for i := 0; !strings.Contains(logs.String(), "client 1: disconnected"); i++ {
+		if i == 1000 {
+			t.Fatalf("serve never logged client 1's disconnection:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	stop <- os.Interrupt
 	if err := <-done; err != nil {
 		t.Fatal(err)
