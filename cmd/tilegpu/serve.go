@@ -31,7 +31,7 @@ func serve(args []string, stop <-chan os.Signal, logw io.Writer) error {
 	listen := fs.String("listen", "", "listen on this TCP HOST:PORT (clients: -remote tcp:HOST:PORT)")
 	maxClients := fs.Int("max-clients", 64, "most clients connected at once")
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
-	memMiB := fs.Int("memory", 0, "GPU memory in MiB (0: the hardware default)")
+	memMiB := fs.Int("memory", 0, "GPU memory in MiB (0: cmdbuf.DefaultServiceMemory, 1024)")
 	record := fs.String("record", "", "record every client's command stream to DIR/client-N.tgcb (see tilegpu replay)")
 	if err := fs.Parse(args); err != nil {
 		return err
