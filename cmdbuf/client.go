@@ -1160,9 +1160,7 @@ func (c *Client) GetInteger(pname gl.Enum) int {
 // GetFloatv asks the service.
 func (c *Client) GetFloatv(dst []float32, pname gl.Enum) {
 	v, n := c.getv(func() { c.cmdGetFloatv(pname, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = math.Float32frombits(v[i])
-	}
+	resultFloats(dst, v[:n])
 }
 
 // GetBooleanv asks the service.
@@ -1176,49 +1174,37 @@ func (c *Client) GetBooleanv(dst []bool, pname gl.Enum) {
 // GetTexParameterfv asks the service.
 func (c *Client) GetTexParameterfv(dst []float32, target, pname gl.Enum) {
 	v, n := c.getv(func() { c.cmdGetTexParameterfv(target, pname, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = math.Float32frombits(v[i])
-	}
+	resultFloats(dst, v[:n])
 }
 
 // GetTexParameteriv asks the service.
 func (c *Client) GetTexParameteriv(dst []int32, target, pname gl.Enum) {
 	v, n := c.getv(func() { c.cmdGetTexParameteriv(target, pname, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = int32(v[i])
-	}
+	resultInts(dst, v[:n])
 }
 
 // GetUniformfv asks the service.
 func (c *Client) GetUniformfv(dst []float32, src gl.Uniform, p gl.Program) {
 	v, n := c.getv(func() { c.cmdGetUniformfv(p, src, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = math.Float32frombits(v[i])
-	}
+	resultFloats(dst, v[:n])
 }
 
 // GetUniformiv asks the service.
 func (c *Client) GetUniformiv(dst []int32, src gl.Uniform, p gl.Program) {
 	v, n := c.getv(func() { c.cmdGetUniformiv(p, src, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = int32(v[i])
-	}
+	resultInts(dst, v[:n])
 }
 
 // GetVertexAttribfv asks the service.
 func (c *Client) GetVertexAttribfv(dst []float32, src gl.Attrib, pname gl.Enum) {
 	v, n := c.getv(func() { c.cmdGetVertexAttribfv(src, pname, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = math.Float32frombits(v[i])
-	}
+	resultFloats(dst, v[:n])
 }
 
 // GetVertexAttribiv asks the service.
 func (c *Client) GetVertexAttribiv(dst []int32, src gl.Attrib, pname gl.Enum) {
 	v, n := c.getv(func() { c.cmdGetVertexAttribiv(src, pname, resultID, 0) })
-	for i := 0; i < n && i < len(dst); i++ {
-		dst[i] = int32(v[i])
-	}
+	resultInts(dst, v[:n])
 }
 
 // GetVertexAttribf returns the first value of GetVertexAttribfv.
@@ -1273,3 +1259,17 @@ func (c *Client) AsyncTexImage2D(target gl.Enum, level int, internalFormat int, 
 // service has passed token t as far as the client knows (an async token
 // included); WaitForToken learns more.
 func (c *Client) TokenPassed(t uint32) bool { return tokenPassed(t, c.lastToken) }
+
+// resultFloats copies result words (float bits) into dst, as many as both hold.
+func resultFloats(dst []float32, v []uint32) {
+	for i := range min(len(dst), len(v)) {
+		dst[i] = math.Float32frombits(v[i])
+	}
+}
+
+// resultInts copies result words into dst, as many as both hold.
+func resultInts(dst []int32, v []uint32) {
+	for i := range min(len(dst), len(v)) {
+		dst[i] = int32(v[i])
+	}
+}
