@@ -153,7 +153,7 @@ const (
 	RegNumCores Reg = 0x800 // R: render worker cores
 	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)
 	// RegNumCounters (R) is the number of counters in the counter block
-	// (PERF_COUNTER(c) at 0xA00 + 8·c, see RegPerfCounter).
+	// (PERF_COUNTER(c) at 0x1000 + 8·c, see RegPerfCounter).
 	RegNumCounters Reg = 0x808
 )
 

@@ -62,6 +62,10 @@ type TMU struct {
 	// sample2D's per-level results: level a, level b, one group.
 	ra, rb, rg [4][Lanes]float32
 
+	// texels counts the texel words read for filtering since the owning
+	// Core last took it (StageCounts.TMUTexels).
+	texels uint64
+
 	// inRun: a Core has called beginRun, so pages stays valid until the
 	// core flushes it instead of being emptied at every fetch.
 	inRun bool
@@ -533,6 +537,7 @@ func (u *TMU) bilinearLevel(n int, mask uint16, S, T *[Lanes]float32, out *[4][L
 		wq[3][l] = float32(alpha * beta)
 	}
 	filterBilinear(tx, wq, out)
+	u.texels += 4 * uint64(bits.OnesCount16(mask&^slow)) // the slow lanes counted in sampleLevel
 	for ; slow != 0; slow &= slow - 1 {
 		l := bits.TrailingZeros16(slow)
 		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
@@ -752,10 +757,12 @@ func (u *TMU) sampleLevel(n, f int, s, t float32, linear bool) ([4]float32, erro
 	x := float32(s * float32(w))
 	y := float32(t * float32(h))
 	if !linear {
+		u.texels++
 		i := wrap(texelIndex(x), w, u.d.WrapS)
 		j := wrap(texelIndex(y), h, u.d.WrapT)
 		return u.texel(base, w, i, j)
 	}
+	u.texels += 4
 	x = float32(x - 0.5)
 	y = float32(y - 0.5)
 	var i0, j0 int64
@@ -852,6 +859,7 @@ type pageCache struct {
 	tag      [pageCacheEntries]uint32 // VA page number + 1; 0 = empty
 	writable [pageCacheEntries]bool
 	page     [pageCacheEntries]*[4096]byte
+	fills    uint64 // misses that asked PageMem for a page (StageCounts.TMUPageMisses)
 }
 
 const pageCacheEntries = 64
@@ -871,6 +879,7 @@ func (p *pageCache) lookup(va uint32, write bool) ([]byte, bool) {
 	if p.tag[k] == vpn+1 && (!write || p.writable[k]) {
 		return p.page[k][:], true
 	}
+	p.fills++
 	pg, ok := p.pm.Page(va, write)
 	if !ok || len(pg) < 4096 {
 		p.tag[k] = 0
