@@ -113,6 +113,7 @@ func (d *Dump) reg(name string) (uint32, bool) {
 const (
 	shaderFaultValid = 1 << 31
 	tileValid        = 1 << 31
+	cpStatusBusy     = 1 << 31
 )
 
 var stageNames = map[uint32]string{0: "vertex", 1: "coordinate", 2: "fragment"}
@@ -127,6 +128,9 @@ type failure struct {
 	stage           string
 	tileCol, tileRw int
 	haveTile        bool
+	// busyUnit: no unit is known to have failed (a hang), so the marker
+	// and tile are those of the unit the hung engine was still running.
+	busyUnit bool
 }
 
 func (d *Dump) failure() failure {
@@ -155,7 +159,41 @@ func (d *Dump) failure() failure {
 	if f.haveMarker && f.marker == 0 {
 		f.haveMarker = false // no marker passed yet
 	}
+	if !f.haveMarker && !f.haveShader && d.Fault == nil {
+		d.busyFailure(&f)
+	}
 	return f
+}
+
+// busyFailure fills f for a dump no unit is blamed in (a hang): the
+// render engine's draw is the newest marker among the cores that have
+// rendered a tile (draw ids grow through a job, and a hung draw keeps its
+// core on it), the binner's is MARKER_BIN; the render engine is chosen
+// when its CP is busy, else the binner when its CP is.
+func (d *Dump) busyFailure(f *failure) {
+	busy := func(engine string) bool {
+		v, ok := d.reg("CP_STATUS(" + engine + ")")
+		return ok && v&cpStatusBusy != 0
+	}
+	switch {
+	case busy("RENDER"):
+		for k := 0; ; k++ {
+			m, ok := d.reg(fmt.Sprintf("MARKER_CORE(%d)", k))
+			if !ok {
+				break
+			}
+			t, _ := d.reg(fmt.Sprintf("TILE_CORE(%d)", k))
+			if m == 0 || t&tileValid == 0 || (f.haveMarker && m <= f.marker) {
+				continue
+			}
+			f.core, f.marker, f.haveMarker = k, m, true
+			f.tileCol, f.tileRw, f.haveTile = int(t&0xFF), int(t>>8&0xFF), true
+		}
+	case busy("BIN"):
+		f.marker, f.haveMarker = d.reg("MARKER_BIN")
+		f.haveMarker = f.haveMarker && f.marker != 0
+	}
+	f.busyUnit = f.haveMarker
 }
 
 // Fault returns the faulting engine's name, "" without a fault.
@@ -187,9 +225,12 @@ func Decode(w io.Writer, d *Dump) error {
 		}
 		fmt.Fprintf(bw, "  shader: %s shader at 0x%08x on %s, PC 0x%08x\n", f.stage, f.entry, unit, f.pc)
 	}
-	if f.haveMarker {
+	switch {
+	case f.haveMarker && f.busyUnit:
+		fmt.Fprintf(bw, "  draw: %d (the newest draw marker a unit of the hung engine passed)\n", f.marker)
+	case f.haveMarker:
 		fmt.Fprintf(bw, "  draw: %d (the last draw marker the failing unit passed)\n", f.marker)
-	} else {
+	default:
 		fmt.Fprintf(bw, "  draw: unknown (no draw marker; the driver puts them with DrawMarkers)\n")
 	}
 	if f.haveTile {
