@@ -178,6 +178,7 @@ type testFrame struct {
 	draws         []testDraw
 	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
 	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
+	noHSR         bool // DisableHSR in TILE_RENDERING_MODE_CONFIGURATION
 }
 
 type frameResult struct {
@@ -289,7 +290,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	colorVA, color := k.bo(w*h*4, true)
 	zsVA, zs := k.bo(w*h*4, true)
 	var rcl cl.Builder
-	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa})
+	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa, DisableHSR: fr.noHSR})
 	cl.Emit(&rcl, cl.ClearColors{Color: fr.clear, Depth: fr.clearDepth})
 	for row := 0; row < th; row++ {
 		for col := 0; col < tw; col++ {

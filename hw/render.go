@@ -40,6 +40,9 @@ type renderConfig struct {
 	width, height int
 	tsize         int
 	msaa          bool
+	// noHSR: DisableHSR, every primitive is rendered (counters such as
+	// an occlusion query's must see all the work the API asked for).
+	noHSR bool
 }
 
 func newRenderer(g *GPU, cores int) *renderer {
@@ -146,6 +149,7 @@ func (r *renderer) parse() (renderConfig, error) {
 		case opTileRenderingMode:
 			cfg.width, cfg.height = int(u16(rec, 1)), int(u16(rec, 3))
 			cfg.msaa = bit(rec, 40)
+			cfg.noHSR = bit(rec, 41)
 			cfg.tsize = tileSize
 			if cfg.msaa {
 				cfg.tsize = tileSizeMSAA

@@ -244,10 +244,16 @@ type SubmitCLArgs struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
-	Flags         uint32 // SubmitEndOfFrame
+	Flags         uint32 // SubmitEndOfFrame, SubmitExactCounts
 	// PerfMon, when nonzero, is a perf monitor of this File
 	// (PerfMonCreate) that adds the job's counters when it retires.
-	PerfMon  uint32
+	PerfMon uint32
+	// Tag is the caller's cookie for the job, returned in its JobInfo
+	// (QueryJob, Options.OnRetire) as DRM events carry user_data: a
+	// client that must know what a retired job was (pal's queries) can
+	// name it before SubmitCL returns the fence, so no retirement can
+	// overtake the naming. The kernel does not interpret it.
+	Tag      uint64
 	OutFence uint64 // out
 }
 

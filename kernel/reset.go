@@ -76,7 +76,13 @@ const (
 	// KGSL_CMDBATCH_END_OF_FRAME): FaultSkipFrame skips up to it.
 	SubmitEndOfFrame uint32 = 1 << 0
 
-	submitFlagsKnown = SubmitEndOfFrame
+	// SubmitExactCounts renders every primitive of the job: the render
+	// list's DisableHSR bit turns hidden-surface removal off, so the
+	// job's counters count all the fragments the API drew (occlusion
+	// queries) rather than the ones left after HSR.
+	SubmitExactCounts uint32 = 1 << 1
+
+	submitFlagsKnown = SubmitEndOfFrame | SubmitExactCounts
 )
 
 // clErrorRecord is what CL_ERROR_CTX/STATUS/IB held when INTR_CL_ERROR came.

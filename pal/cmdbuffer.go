@@ -84,6 +84,7 @@ type seg struct{ chunk, start, end int }
 type job struct {
 	copy   *copyOp
 	nested *CmdBuffer // CmdExecuteNestedCmdBuffers: run that buffer's jobs here
+	span   *spanOp    // a query's or perf experiment's begin or end (query.go)
 
 	color, depth *Image
 	width        int
@@ -112,7 +113,7 @@ func (j *job) reset() {
 }
 
 func (j *job) hasWork() bool {
-	return j.copy != nil || j.nested != nil || j.draws > 0 || j.colorClear || j.dsClear
+	return j.copy != nil || j.nested != nil || j.span != nil || j.draws > 0 || j.colorClear || j.dsClear
 }
 
 func (j *job) full() bool {
@@ -178,6 +179,8 @@ type CmdBuffer struct {
 	userData   []uint32
 	views      [MaxTextureUnits]*ImageView
 	dirty      uint32
+
+	openSpans []spanTarget // queries and experiments begun and not yet ended
 }
 
 // CreateCmdBuffer creates a command buffer drawing its chunks from ci.Allocator.
@@ -243,6 +246,9 @@ func (cb *CmdBuffer) End() error {
 		return err
 	}
 	cb.job = nil
+	if cb.err == nil && len(cb.openSpans) > 0 {
+		cb.err = fmt.Errorf("%w: %s begun and not ended", ErrInvalidArgument, cb.openSpans[0].describe())
+	}
 	if cb.err != nil {
 		cb.state = stateInvalid
 		return fmt.Errorf("%w: %w", ErrRecordingFailed, cb.err)

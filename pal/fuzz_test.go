@@ -62,6 +62,14 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		}
 	}
 
+	occ, err := r.dev.CreateQueryPool(QueryPoolCreateInfo{Type: QueryPoolOcclusion, NumSlots: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	exp, err := r.dev.CreatePerfExperiment(PerfExperimentCreateInfo{})
+	if err != nil {
+		f.Fatal(err)
+	}
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
 	// With depth/stencil: clear, state objects, indexed draw, barrier,
@@ -69,6 +77,8 @@ func FuzzCmdBufferRecording(f *testing.F) {
 	f.Add([]byte{0, 3, 3, 5, 128, 1, 8, 1, 7, 1, 6, 1, 12, 0, 0, 0, 0, 8, 13, 1, 0, 1, 15, 0, 6, 0, 1, 16, 14, 0, 3, 1, 17, 2, 0, 0, 4, 1})
 	// User data, viewport, scissor, fill, two draws.
 	f.Add([]byte{0, 3, 1, 6, 1, 11, 0, 4, 1, 2, 3, 4, 9, 0, 0, 32, 32, 0, 200, 10, 1, 1, 20, 20, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 18, 2, 4, 8, 14, 1, 3, 2, 1})
+	// A draw inside an occlusion query and a perf experiment.
+	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 28, 0, 27, 1, 0, 8, 14, 0, 3, 1, 27, 1, 1, 28, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
 		if err != nil {
@@ -85,7 +95,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 27 {
+			switch next() % 29 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -173,6 +183,18 @@ func FuzzCmdBufferRecording(f *testing.F) {
 			case 26:
 				_ = cb.CmdCopyImageToMemory(r.image, ImageRegion{X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
 					mems[next()%4], uint64(next())*4, int(next()))
+			case 27: // begin or end an occlusion query, slot 2 out of range
+				if slot := int(next() % 3); next()%2 == 0 {
+					_ = cb.CmdBeginQuery(occ, slot)
+				} else {
+					_ = cb.CmdEndQuery(occ, slot)
+				}
+			case 28:
+				if next()%2 == 0 {
+					_ = cb.CmdBeginPerfExperiment(exp)
+				} else {
+					_ = cb.CmdEndPerfExperiment(exp)
+				}
 			}
 		}
 		if !ended {
@@ -186,6 +208,13 @@ func FuzzCmdBufferRecording(f *testing.F) {
 			t.Fatalf("an accepted command buffer failed on the GPU: %v", err)
 		} else if err != nil {
 			t.Fatalf("an accepted command buffer did not finish in a minute: %v", err)
+		}
+		// Spans of a finished submission are final; others never ran.
+		if _, err := occ.GetResults(0, 2, 0); err != nil && !errors.Is(err, ErrNotReady) {
+			t.Fatalf("query results after the fence: %v", err)
+		}
+		if _, err := exp.Results(0); err != nil && !errors.Is(err, ErrNotReady) {
+			t.Fatalf("experiment results after the fence: %v", err)
 		}
 	})
 }

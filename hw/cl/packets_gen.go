@@ -2534,6 +2534,7 @@ type TileRenderingModeConfiguration struct {
 	Width         uint16
 	Height        uint16
 	Multisample4x bool
+	DisableHSR    bool
 	ColorFormat   ColorFormat
 }
 
@@ -2549,7 +2550,7 @@ func (r TileRenderingModeConfiguration) Pack(dst []byte) {
 	dst[0] = OpTileRenderingModeConfiguration
 	binary.LittleEndian.PutUint16(dst[1:], uint16(r.Width))
 	binary.LittleEndian.PutUint16(dst[3:], uint16(r.Height))
-	dst[5] = byte(b2u(r.Multisample4x)) | byte((uint32(r.ColorFormat)&0xf)<<4)
+	dst[5] = byte(b2u(r.Multisample4x)) | byte(b2u(r.DisableHSR)<<1) | byte((uint32(r.ColorFormat)&0xf)<<4)
 }
 
 // Unpack decodes a packed TILE_RENDERING_MODE_CONFIGURATION from src, which must hold at least SizeTileRenderingModeConfiguration bytes and start with OpTileRenderingModeConfiguration.
@@ -2564,6 +2565,7 @@ func (r *TileRenderingModeConfiguration) Unpack(src []byte) error {
 	r.Width = binary.LittleEndian.Uint16(src[1:])
 	r.Height = binary.LittleEndian.Uint16(src[3:])
 	r.Multisample4x = src[5]&0x1 != 0
+	r.DisableHSR = src[5]>>1&0x1 != 0
 	r.ColorFormat = ColorFormat(src[5] >> 4 & 0xf)
 	return nil
 }
@@ -2578,7 +2580,7 @@ func (r TileRenderingModeConfiguration) String() string {
 // Check reports the first enum field of r holding a value the hardware does not define.
 func (r TileRenderingModeConfiguration) Check() error {
 	if !r.ColorFormat.Valid() {
-		return errEnum(&layoutTileRenderingModeConfiguration, 3, uint64(r.ColorFormat))
+		return errEnum(&layoutTileRenderingModeConfiguration, 4, uint64(r.ColorFormat))
 	}
 	return nil
 }
@@ -2593,9 +2595,10 @@ var layoutTileRenderingModeConfiguration = Layout{
 		{Name: "Width", Text: "width", Start: 8, Width: 16, Kind: KindUint},
 		{Name: "Height", Text: "height", Start: 24, Width: 16, Kind: KindUint},
 		{Name: "Multisample4x", Text: "multisample4x", Start: 40, Width: 1, Kind: KindBool},
+		{Name: "DisableHSR", Text: "disable_hsr", Start: 41, Width: 1, Kind: KindBool},
 		{Name: "ColorFormat", Text: "color_format", Start: 44, Width: 4, Kind: KindEnum, Enum: &enumColorFormat},
 	},
-	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x0e},
+	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x0c},
 }
 
 // ClearColors is the control-list record CLEAR_COLORS.
