@@ -74,7 +74,7 @@ func FuzzSubmitCL(f *testing.F) {
 		a.Width, a.Height = uint32(w), uint32(h)
 		a.Color.Load = flags&1 != 0
 		a.ZS = RenderTarget{Enabled: flags&2 != 0, BOIndex: uint32(flags >> 4), Stride: 256, Store: true}
-		a.Flags = uint32(flags>>2) & 3 // SubmitEndOfFrame, and an unknown bit (EINVAL)
+		a.Flags = uint32(flags>>2)&3 | uint32(flags>>7)<<2 // SubmitEndOfFrame, SubmitExactCounts, and an unknown bit (EINVAL)
 		err = file.SubmitCL(a)
 		if err != nil {
 			var ke *Error
