@@ -3,11 +3,13 @@ package tilegpu
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
 	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/hw/cl"
+	"github.com/tilegpu/tilegpu/internal/gputrace"
 	"github.com/tilegpu/tilegpu/kernel"
 )
 
@@ -108,6 +110,9 @@ func TestTraceJSONContent(t *testing.T) {
 	var buf bytes.Buffer
 	if err := ctx.WriteTrace(&buf); err != nil {
 		t.Fatal(err)
+	}
+	if p := gputrace.CheckPerfettoImport(buf.Bytes()); len(p) != 0 {
+		t.Errorf("Perfetto's JSON importer would reject or flag:\n%s", strings.Join(p, "\n"))
 	}
 	var doc struct {
 		TraceEvents []traceEvent `json:"traceEvents"`

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tilegpu/tilegpu"
+	"github.com/tilegpu/tilegpu/internal/gputrace"
 )
 
 // captureStdout runs f with stdout going to a buffer.
@@ -138,6 +139,9 @@ func TestRenderTrace(t *testing.T) {
 	data, err := os.ReadFile(tracePath)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p := gputrace.CheckPerfettoImport(data); len(p) != 0 {
+		t.Errorf("Perfetto's JSON importer would reject or flag:\n%s", strings.Join(p, "\n"))
 	}
 	var doc struct {
 		TraceEvents []struct {
