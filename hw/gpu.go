@@ -407,6 +407,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return g.headFault().ctx
+	case RegMMUFaultIB:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.headFault().ib
 	case RegMMUFaultStatus:
 		g.mu.Lock()
 		defer g.mu.Unlock()

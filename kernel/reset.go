@@ -104,10 +104,7 @@ func (d *Device) handleCLError(r clErrorRecord) {
 		return
 	}
 	eng := int(r.status>>hw.CLErrorEngineShift) & 0xF
-	j := d.jobOfIB(c, eng, r.ib)
-	if j == nil {
-		j = d.faultingJob(c, eng)
-	}
+	j := d.faultingJob(c, eng, r.ib)
 	cause := clErrorCauses[r.status&0xFF]
 	if cause == "" {
 		cause = fmt.Sprintf("cause %d", r.status&0xFF)
@@ -145,10 +142,15 @@ func (d *Device) jobOfIB(c *gpuContext, e int, ib uint32) *job {
 }
 
 // faultingJob returns c's job that engine e was executing when it faulted:
-// the oldest of c's jobs in the rings whose packets on e the command
-// processor has not passed (the CP raises the interrupt before it moves
-// RPTR past the indirect buffer), else c's oldest job in the rings.
-func (d *Device) faultingJob(c *gpuContext, e int) *job {
+// the job whose bin or render list is ib when the hardware named the IB
+// (MMU_FAULT_IB: the engine may have gone on to later jobs before the
+// kernel looked), else the oldest of c's jobs in the rings whose packets
+// on e the command processor has not passed, else c's oldest job in the
+// rings.
+func (d *Device) faultingJob(c *gpuContext, e int, ib uint32) *job {
+	if j := d.jobOfIB(c, e, ib); j != nil {
+		return j
+	}
 	var oldest *job
 	for p := range d.inflight {
 		for _, j := range d.inflight[p] {

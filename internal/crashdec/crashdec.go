@@ -38,6 +38,7 @@ type Dump struct {
 		VA     uint32
 		Write  bool
 		Engine string
+		IB     uint32 // 0: a ring packet faulted, or a dump from before MMU_FAULT_IB
 	}
 	Regs []struct {
 		Name   string
@@ -216,7 +217,11 @@ func Decode(w io.Writer, d *Dump) error {
 		if d.Fault.Write {
 			kind = "write"
 		}
-		fmt.Fprintf(bw, "  fault: %s of VA 0x%08x by the %s engine%s\n", kind, d.Fault.VA, d.Fault.Engine, boName(d, d.Fault.VA))
+		in := ""
+		if d.Fault.IB != 0 {
+			in = fmt.Sprintf(" in the IB at 0x%08x", d.Fault.IB)
+		}
+		fmt.Fprintf(bw, "  fault: %s of VA 0x%08x by the %s engine%s%s\n", kind, d.Fault.VA, d.Fault.Engine, in, boName(d, d.Fault.VA))
 	}
 	if f.haveShader {
 		unit := "the binner (QPU 0)"
