@@ -300,6 +300,15 @@ func TestValidSubmissionRenders(t *testing.T) {
 	}
 }
 
+// indirectDraw replaces the test job's indexed draw (offset 25) with an
+// indirect one reading its arguments from the index buffer's BO (reloc 1).
+func indirectDraw(j *testJob, maxIndex uint32) {
+	var r [cl.SizeVertexArrayPrimitivesIndirect]byte
+	cl.VertexArrayPrimitivesIndirect{Mode: cl.PrimTriangles, MaxIndex: maxIndex}.Pack(r[:])
+	j.args.BinCL = append(append(j.args.BinCL[:25:25], r[:]...), cl.OpFlush)
+	j.args.Relocs[1].Offset = 25 + uint32(cl.AddressFields(cl.OpVertexArrayPrimitivesIndirect)[0])
+}
+
 func TestSubmitRejections(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -346,6 +355,14 @@ func TestSubmitRejections(t *testing.T) {
 			j.args.BinCL = append(append(bin, r[:]...), cl.OpFlush)
 			j.args.Relocs = append(j.args.Relocs[:1:1], j.args.Relocs[2:]...)
 		}, EFAULT, "VERTEX_ARRAY_PRIMITIVES: max index 3"},
+		{"indirect arguments past BO", func(j *testJob, _ *File) { indirectDraw(j, 2); j.args.Relocs[1].Delta = 4088 }, EFAULT,
+			"bin CL offset 25: VERTEX_ARRAY_PRIMITIVES_INDIRECT: indirect argument block ends at 0x1008 past BO 3 size 0x1000"},
+		{"indirect arguments misaligned", func(j *testJob, _ *File) { indirectDraw(j, 2); j.args.Relocs[1].Delta = 2 }, EINVAL, "argument block offset 0x2 not 4-aligned"},
+		{"indirect arguments raw", func(j *testJob, _ *File) {
+			indirectDraw(j, 2)
+			j.args.Relocs = append(j.args.Relocs[:1:1], j.args.Relocs[2:]...)
+		}, EINVAL, "VERTEX_ARRAY_PRIMITIVES_INDIRECT: Address is not covered by a relocation"},
+		{"indirect max index vs attribute", func(j *testJob, _ *File) { indirectDraw(j, 3) }, EFAULT, "VERTEX_ARRAY_PRIMITIVES_INDIRECT: max index 3"},
 		{"primitive before shader state", func(j *testJob, _ *File) {
 			copy(j.args.BinCL[19:25], []byte{1, 1, 1, 1, 1, 1})
 			j.args.Relocs[0].Space = SpaceUniforms

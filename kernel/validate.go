@@ -275,6 +275,12 @@ func (v *validator) record(op uint8, rec []byte, off uint32, where func() string
 			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.arrayPrimitives(&r, where)
+	case cl.OpVertexArrayPrimitivesIndirect:
+		var r cl.VertexArrayPrimitivesIndirect
+		if err := r.Unpack(rec); err != nil {
+			return v.fail(EINVAL, "%s: %v", where(), err)
+		}
+		return v.indirectPrimitives(&r, off, where)
 	}
 	if err := checkStateRecord(op, rec); err != nil {
 		return v.fail(EINVAL, "%s: %v", where(), err)
@@ -517,6 +523,31 @@ func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where func() st
 		return v.fail(EINVAL, "%s: FirstIndex %d + Length %d overflows", where(), r.FirstIndex, r.Length)
 	}
 	return v.checkMaxIndex(where, last)
+}
+
+// indirectPrimitives validates an indirect draw: its argument block lies
+// in a BO the job reads, and MaxIndex keeps every vertex inside the
+// attribute buffers. The counts themselves are read by the binner, which
+// bounds them (hardware.md §4.2).
+func (v *validator) indirectPrimitives(r *cl.VertexArrayPrimitivesIndirect, off uint32, where func() string) error {
+	if err := v.primitiveCommon(r.Mode, 0, where); err != nil {
+		return err
+	}
+	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpVertexArrayPrimitivesIndirect)[0]), suffixed(where, ": Address"))
+	if err != nil {
+		return err
+	}
+	rl := &v.a.Relocs[ri]
+	if rl.Target != TargetBO {
+		return v.fail(EINVAL, "%s: reloc %d: the argument block must be in a BO", where(), ri)
+	}
+	if rl.Delta%4 != 0 {
+		return v.fail(EINVAL, "%s: argument block offset %#x not 4-aligned", where(), rl.Delta)
+	}
+	if err := v.boRange(where, rl.BOIndex, rl.Delta, 16, "indirect argument block"); err != nil {
+		return err
+	}
+	return v.checkMaxIndex(where, uint64(r.MaxIndex))
 }
 
 // checkUnusedRelocs rejects relocations in the bin CL or shader records

@@ -879,6 +879,7 @@ func (cb *CmdBuffer) CmdDraw(firstVertex, vertexCount, firstInstance, instanceCo
 	if last > math.MaxUint32 {
 		return cb.failf(ErrInvalidArgument, "CmdDraw: vertices %d+%d overflow", firstVertex, vertexCount)
 	}
+	cb.noVertexOffset()
 	// 1. Validate: emit the state records that changed.
 	if err := cb.validateDraw(last, false); err != nil {
 		return cb.fail(err)

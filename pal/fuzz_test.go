@@ -62,6 +62,13 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		}
 	}
 
+	argsMem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := r.dev.AddGpuMemoryReferences(argsMem); err != nil {
+		f.Fatal(err)
+	}
 	occ, err := r.dev.CreateQueryPool(QueryPoolCreateInfo{Type: QueryPoolOcclusion, NumSlots: 2})
 	if err != nil {
 		f.Fatal(err)
@@ -95,7 +102,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 29 {
+			switch next() % 30 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -189,6 +196,12 @@ func FuzzCmdBufferRecording(f *testing.F) {
 				} else {
 					_ = cb.CmdEndQuery(occ, slot)
 				}
+			case 29: // an indirect draw with small arguments (or a bad offset)
+				off := uint64(next()) * 4
+				if off+DrawIndirectArgsBytes <= argsMem.size {
+					putArgs(argsMem.bytes[off:], uint32(next()%48), uint32(next()%3), uint32(next()%8))
+				}
+				_ = cb.CmdDrawIndirect(argsMem, off)
 			case 28:
 				if next()%2 == 0 {
 					_ = cb.CmdBeginPerfExperiment(exp)

@@ -393,6 +393,7 @@ const (
 	OpLoadTileBufferGeneral          uint8 = 29  // LOAD_TILE_BUFFER_GENERAL
 	OpIndexedPrimitiveList           uint8 = 32  // INDEXED_PRIMITIVE_LIST
 	OpVertexArrayPrimitives          uint8 = 33  // VERTEX_ARRAY_PRIMITIVES
+	OpVertexArrayPrimitivesIndirect  uint8 = 40  // VERTEX_ARRAY_PRIMITIVES_INDIRECT
 	OpGLShaderState                  uint8 = 64  // GL_SHADER_STATE
 	OpConfigurationBits              uint8 = 96  // CONFIGURATION_BITS
 	OpFlatShadeFlags                 uint8 = 97  // FLAT_SHADE_FLAGS
@@ -429,6 +430,7 @@ const (
 	SizeLoadTileBufferGeneral          = 10
 	SizeIndexedPrimitiveList           = 14
 	SizeVertexArrayPrimitives          = 10
+	SizeVertexArrayPrimitivesIndirect  = 10
 	SizeGLShaderState                  = 6
 	SizeConfigurationBits              = 4
 	SizeFlatShadeFlags                 = 5
@@ -1509,6 +1511,73 @@ var layoutVertexArrayPrimitives = Layout{
 		{Name: "FirstIndex", Text: "first_index", Start: 48, Width: 32, Kind: KindUint},
 	},
 	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
+// VertexArrayPrimitivesIndirect is the control-list record VERTEX_ARRAY_PRIMITIVES_INDIRECT.
+type VertexArrayPrimitivesIndirect struct {
+	Mode     PrimitiveMode
+	Address  uint32
+	MaxIndex uint32
+}
+
+// Opcode returns OpVertexArrayPrimitivesIndirect.
+func (VertexArrayPrimitivesIndirect) Opcode() uint8 { return OpVertexArrayPrimitivesIndirect }
+
+// Size returns SizeVertexArrayPrimitivesIndirect, the packed size in bytes.
+func (VertexArrayPrimitivesIndirect) Size() int { return SizeVertexArrayPrimitivesIndirect }
+
+// Pack writes the packed VERTEX_ARRAY_PRIMITIVES_INDIRECT to dst[:SizeVertexArrayPrimitivesIndirect]. dst must hold at least SizeVertexArrayPrimitivesIndirect bytes.
+func (r VertexArrayPrimitivesIndirect) Pack(dst []byte) {
+	_ = dst[SizeVertexArrayPrimitivesIndirect-1]
+	dst[0] = OpVertexArrayPrimitivesIndirect
+	dst[1] = byte(r.Mode)
+	binary.LittleEndian.PutUint32(dst[2:], r.Address)
+	binary.LittleEndian.PutUint32(dst[6:], r.MaxIndex)
+}
+
+// Unpack decodes a packed VERTEX_ARRAY_PRIMITIVES_INDIRECT from src, which must hold at least SizeVertexArrayPrimitivesIndirect bytes and start with OpVertexArrayPrimitivesIndirect.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *VertexArrayPrimitivesIndirect) Unpack(src []byte) error {
+	if len(src) < SizeVertexArrayPrimitivesIndirect {
+		return errShort(&layoutVertexArrayPrimitivesIndirect, len(src))
+	}
+	if src[0] != OpVertexArrayPrimitivesIndirect {
+		return errOpcode(&layoutVertexArrayPrimitivesIndirect, src[0])
+	}
+	r.Mode = PrimitiveMode(src[1])
+	r.Address = binary.LittleEndian.Uint32(src[2:])
+	r.MaxIndex = binary.LittleEndian.Uint32(src[6:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r VertexArrayPrimitivesIndirect) String() string {
+	var b [SizeVertexArrayPrimitivesIndirect]byte
+	r.Pack(b[:])
+	return layoutVertexArrayPrimitivesIndirect.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r VertexArrayPrimitivesIndirect) Check() error {
+	if !r.Mode.Valid() {
+		return errEnum(&layoutVertexArrayPrimitivesIndirect, 0, uint64(r.Mode))
+	}
+	return nil
+}
+
+var layoutVertexArrayPrimitivesIndirect = Layout{
+	Name:   "VERTEX_ARRAY_PRIMITIVES_INDIRECT",
+	GoName: "VertexArrayPrimitivesIndirect",
+	Opcode: OpVertexArrayPrimitivesIndirect,
+	Size:   SizeVertexArrayPrimitivesIndirect,
+	Lists:  ListBin,
+	Fields: []Field{
+		{Name: "Mode", Text: "mode", Start: 8, Width: 8, Kind: KindEnum, Enum: &enumPrimitiveMode},
+		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
+		{Name: "MaxIndex", Text: "max_index", Start: 48, Width: 32, Kind: KindUint},
+	},
+	AddressOffsets: []int{2},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // GLShaderState is the control-list record GL_SHADER_STATE.
@@ -3085,6 +3154,7 @@ var recordLayouts = [256]*Layout{
 	OpLoadTileBufferGeneral:          &layoutLoadTileBufferGeneral,
 	OpIndexedPrimitiveList:           &layoutIndexedPrimitiveList,
 	OpVertexArrayPrimitives:          &layoutVertexArrayPrimitives,
+	OpVertexArrayPrimitivesIndirect:  &layoutVertexArrayPrimitivesIndirect,
 	OpGLShaderState:                  &layoutGLShaderState,
 	OpConfigurationBits:              &layoutConfigurationBits,
 	OpFlatShadeFlags:                 &layoutFlatShadeFlags,
@@ -3153,6 +3223,8 @@ func newRecord(op uint8) Record {
 		return &IndexedPrimitiveList{}
 	case OpVertexArrayPrimitives:
 		return &VertexArrayPrimitives{}
+	case OpVertexArrayPrimitivesIndirect:
+		return &VertexArrayPrimitivesIndirect{}
 	case OpGLShaderState:
 		return &GLShaderState{}
 	case OpConfigurationBits:
@@ -3250,6 +3322,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		var r VertexArrayPrimitives
 		err := r.Unpack(b)
 		return r, err
+	case OpVertexArrayPrimitivesIndirect:
+		var r VertexArrayPrimitivesIndirect
+		err := r.Unpack(b)
+		return r, err
 	case OpGLShaderState:
 		var r GLShaderState
 		err := r.Unpack(b)
@@ -3345,6 +3421,7 @@ var allRecords = []Record{
 	LoadTileBufferGeneral{},
 	IndexedPrimitiveList{},
 	VertexArrayPrimitives{},
+	VertexArrayPrimitivesIndirect{},
 	GLShaderState{},
 	ConfigurationBits{},
 	FlatShadeFlags{},

@@ -373,7 +373,7 @@ func decodeBinCL(w io.Writer, d *Dump, f failure) map[uint8][]byte {
 					bound[k] = v
 				}
 			}
-		case l.Opcode == cl.OpIndexedPrimitiveList || l.Opcode == cl.OpVertexArrayPrimitives:
+		case l.Opcode == cl.OpIndexedPrimitiveList || l.Opcode == cl.OpVertexArrayPrimitives || l.Opcode == cl.OpVertexArrayPrimitivesIndirect:
 			if inDraw {
 				mark = "=> "
 			}
