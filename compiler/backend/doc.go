@@ -65,17 +65,19 @@
 //
 // The stream is sequential and Binary.Uniforms is built from the final code
 // order, so each read must execute exactly once per batch, in code order.
-// A uniform loaded in a top-level block (never skipped, never repeated) is
-// read where the IR has it; if that load has a single user that is one
-// plain ALU op or output write, the read is folded into the user as its
-// UNIFORM operand (as vc4 does). Every other uniform (loaded inside an If
-// or Loop) is read once at the start of the entry block (hoisted). A
+// Uniforms, varyings and attributes are read where they are first needed
+// (inputs.go): a value used in top-level code at that use, one used inside
+// an If or Loop just before that top-level If or Loop; varyings in index
+// order and VPM words ascending (a read of a later one first reads the
+// earlier ones). A read whose value has a single user that is one plain
+// ALU op or output write at top level is folded into the user as its
+// UNIFORM, VARYING or VPM operand (as vc4 does for uniforms). A
 // texture fetch's TMU_S write consumes one entry, its descriptor. If no
 // fetch sits inside a Loop, fetches consume their entries in program order
 // and regions that contain one are never skipped by a uniform branch: the
 // TMU_S write executes unconditionally-in-order (its lanes masked by the
 // coordinates only). If a fetch sits inside a loop, all uniforms are
-// hoisted and every TMU_S write is preceded by a write of
+// read at the start of the entry block and every TMU_S write is preceded by a write of
 // UNIFORMS_ADDRESS = stream base + 4·(its entry's position), the stream
 // base being itself an entry (ir.UniformStreamAddress); then no fetch
 // depends on how many others ran before it.
