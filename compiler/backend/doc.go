@@ -132,5 +132,18 @@
 // condition) and filled before each use (TMU_ADDR, LDTMU, move from r4),
 // at ScratchAddress + QPU_NUMBER·ScratchBytesPerThread + lane·4 + slot·64.
 // The scratch base comes from the uniform stream (ir.UniformScratchAddress);
-// spill code goes around atomic SFU/TMU sequences, never inside them.
+// fills go before atomic SFU/TMU sequences, never inside them (one fill
+// per spilled temp for the whole sequence); stores of values a sequence
+// defines follow each definition inside it (a store does not use the TMU
+// FIFO), so a texture batch's sixteen results need not be live at once.
+//
+// # Texture batches
+//
+// Up to four independent fetches of one IR block are queued before the
+// first result is popped (hardware.md §7.1: FIFO depth 4), with one thread
+// switch for the batch. Output writes and discards between them do not end
+// a batch; other effects and load_storage do. When the stream is rewound
+// each request writes UNIFORMS_ADDRESS for its own descriptor (offset via
+// r3). A batch takes at most as many distinct operands as the allocator's
+// registers less two, since all are live (or filled) at its start.
 package backend

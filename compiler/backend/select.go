@@ -47,6 +47,9 @@ type selector struct {
 	pendingU   int // entry of a folded uniform read not yet attached
 	streamBase Reg // UniformStreamAddress value when ResetUniforms
 	vpmNext    int // next VPM output word the write pointer points at
+	// batchOperands bounds the distinct operands of one texture batch:
+	// they are all live (or filled, when spilled) at the batch's start.
+	batchOperands int
 	// lastThrsw is the thread switch emitted last if every run executes
 	// it exactly once and no other after it, else nil.
 	lastThrsw *Inst
@@ -65,6 +68,17 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	}
 	s.cur = s.newBlock()
 	s.p.ResetUniforms = texInLoop(f.Body, false)
+	// Registers RegAlloc may use: r0–r2 and both files (halves when
+	// threaded, RegisterLimit when set), less the scratch base and the
+	// stream base a batch may also need.
+	fileRegs := 32
+	if s.p.Threaded {
+		fileRegs = 16
+	}
+	if opts.RegisterLimit > 0 && opts.RegisterLimit < fileRegs {
+		fileRegs = opts.RegisterLimit
+	}
+	s.batchOperands = 2*fileRegs + 3 - 2
 	s.uses, s.pre = countUses(f), map[*ir.Instr]Reg{}
 	s.fused = fusableCompares(f, s.uses)
 	s.loopFused = loopCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
@@ -1010,6 +1024,15 @@ func (s *selector) texture(in *ir.Instr) {
 	for k, t := range batch {
 		entry := len(s.p.UniformTable)
 		s.p.UniformTable = append(s.p.UniformTable, ir.UniformEntry{Kind: ir.UniformTexture, Index: uint32(t.Index)})
+		if s.p.ResetUniforms {
+			// Each request rewinds the stream to its own descriptor.
+			// The offset goes through r3 (as spill addresses do), not a
+			// temp: a temp defined and read inside the batch could not
+			// be spilled (fills go before the whole batch).
+			li := s.li(Acc(fixupAcc), 0)
+			li.ImmUniformPos, li.Group = entry, g
+			s.emit(AddOp(isa.OpADD), Magic(isa.WaddrUniformsAdr), s.streamBase, Acc(fixupAcc)).Group = g
+		}
 		s.textureRequest(t, args[k], entry, g)
 	}
 	s.textureResults(batch, g)
@@ -1017,24 +1040,46 @@ func (s *selector) texture(in *ir.Instr) {
 
 // textureBatch returns in and the texture fetches after it in the same IR
 // block that can be queued together with it: at most four in all, each
-// with every operand already selected (so none depends on an earlier
-// fetch or on anything between), stopping at any instruction with an
-// effect or another TMU use (load_storage), and never when the uniform
-// stream is rewound (each fetch then rewinds UNIFORMS_ADDRESS itself).
+// with every operand already selected or computable early from plain
+// arithmetic (so none depends on an earlier fetch's result), looking past
+// output writes and discards (they touch neither the TMU nor the uniform
+// stream, and a fetch moved above them reads nothing they change) and
+// stopping at any other effect or TMU use (load_storage). When the
+// uniform stream is rewound each request of the batch rewinds it to its
+// own descriptor.
 func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
 	batch := []*ir.Instr{in}
-	if s.p.ResetUniforms || s.block == nil || s.pos >= len(s.block) || s.block[s.pos] != in {
+	if s.block == nil || s.pos >= len(s.block) || s.block[s.pos] != in {
 		return batch
+	}
+	operands := map[*ir.Instr]bool{}
+	fits := func(t *ir.Instr) bool {
+		n := len(operands)
+		for _, a := range t.Args {
+			if !operands[a] {
+				n++
+			}
+		}
+		return n <= s.batchOperands
+	}
+	for _, a := range in.Args {
+		operands[a] = true
 	}
 	for _, next := range s.block[s.pos+1:] {
 		if len(batch) == tmuFIFODepth {
 			break
+		}
+		if next.Op == ir.OpStoreOutput || next.Op == ir.OpDiscardIf {
+			continue
 		}
 		if !next.Op.IsPure() || next.Op == ir.OpLoadStorage {
 			break
 		}
 		if next.Op != ir.OpTexture || s.tex[next] != nil {
 			continue
+		}
+		if !fits(next) {
+			break // at a low register limit: fewer fetches in flight
 		}
 		if deps, ok := s.coordinateDeps(next); ok {
 			for _, d := range deps {
@@ -1045,6 +1090,9 @@ func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
 				s.instr(d)
 			}
 			batch = append(batch, next)
+			for _, a := range next.Args {
+				operands[a] = true
+			}
 		}
 	}
 	return batch
