@@ -310,3 +310,80 @@ func walkNode(n ir.Node, fn, cond func(*ir.Instr)) {
 		}
 	}
 }
+
+// sinkInputReads moves each read of a uniform or attribute into a temp
+// (mov t, UNIFORM / VPM) down to just before the first instruction of its
+// block that reads t. Selection reads an input at the first IR instruction that
+// uses it, but sinkSingleUse then moves single-use arithmetic (a product
+// of a uniform and an attribute in a matrix product, say) down to its
+// reader, away from the read; this closes the gap again. A read does not
+// move past another read of its stream or anything else that moves the
+// stream's pointer (VPM_READ_SETUP for VPM; UNIFORMS_ADDRESS and TMU_S
+// for the uniform stream, whose order Encode takes from the code, so a
+// uniform read may pass other uniform reads but not a rewind), nor into
+// an SFU/TMU sequence.
+func sinkInputReads(p *Program) {
+	for _, b := range p.Blocks {
+		insts := b.Insts
+		for i := len(insts) - 1; i >= 0; i-- {
+			in := insts[i]
+			if in.Op != OpMov || !in.Dst.IsTemp() || in.Cond != isa.CondAlways || in.SF || in.Group != 0 ||
+				in.Src[0].File != FileSpecial || !specialInfo[in.Src[0].Index].stream {
+				continue
+			}
+			stream := Special(in.Src[0].Index)
+			if stream == SpecVarying {
+				// Measured: sinking varying reads too costs a few
+				// instructions over the dEQP corpus (later reads meet
+				// register reuse the scheduler cannot move past) and
+				// saves no spills.
+				continue
+			}
+			j := i + 1
+			for ; j < len(insts); j++ {
+				x := insts[j]
+				if readsReg(x, in.Dst) || x.Dst == in.Dst || movesStream(x, stream) || x.Op == OpBranch {
+					break
+				}
+			}
+			if j == len(insts) || !readsReg(insts[j], in.Dst) {
+				continue // no reader in the block before a barrier
+			}
+			for g := insts[j].Group; g != 0 && j > i+1 && insts[j-1].Group == g; j-- {
+			}
+			if j == i+1 {
+				continue
+			}
+			copy(insts[i:j-1], insts[i+1:j])
+			insts[j-1] = in
+		}
+	}
+}
+
+func readsReg(in *Inst, r Reg) bool {
+	for _, x := range in.Reads() {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// movesStream reports whether in reads or repositions input stream sp
+// (for the uniform stream, a read of it in the same position would be
+// fine, as Encode orders entries by code, but a rewind or a TMU_S, which
+// consumes the entry at the rewound position, is not).
+func movesStream(in *Inst, sp Special) bool {
+	if in.Dst.File == FileMagic {
+		switch w := isa.Waddr(in.Dst.Index); {
+		case sp == SpecVPM && w == isa.WaddrVPMRSetup:
+			return true
+		case sp == SpecUniform && (w == isa.WaddrUniformsAdr || w == isa.WaddrTMUS):
+			return true
+		}
+	}
+	if sp == SpecUniform {
+		return false // reads of other uniforms: order is taken from the code
+	}
+	return readsReg(in, Spec(sp))
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/tilegpu/tilegpu/compiler/ir"
 )
 
-// streamReads lists, in QIR order, the lines of p that read an input
+// streamLines lists, in QIR order, the lines of p that read an input
 // stream word into a register ("mov tN, vary" / "mov tN, vpm" /
 // "mov tN, unif") or fold one into an ALU op ("…, vary…").
 func streamLines(p *Program, stream string) []int {
@@ -192,4 +192,56 @@ void main() {
 	if bin.Stats.Registers > 8 {
 		t.Errorf("%d registers, want at most 8:\n%s", bin.Stats.Registers, bin.Listing)
 	}
+}
+
+// TestSinkInputReads: a matrix used by two products. Selection reads each
+// element at its first use, but the products are single-use and sink to
+// their sums (sinkSingleUse), far from the reads; sinkInputReads moves the
+// reads after them. Each uniform or VPM read into a temp is then directly
+// followed by an instruction reading it or by another read, and at 8
+// registers per file the shader needs no spilling.
+func TestSinkInputReads(t *testing.T) {
+	f := lowerGLSL(t, glsl.Vertex, `attribute vec3 pos;
+attribute vec3 dir;
+uniform mat4 m;
+uniform mat4 proj;
+varying vec3 a;
+varying vec3 b;
+void main() {
+	vec4 w = m * vec4(pos, 1.0);
+	a = w.xyz;
+	b = (m * vec4(dir, 0.0)).xyz;
+	gl_Position = proj * vec4(pos, 1.0);
+}`)
+	p, err := Select(f, Options{Stage: f.Stage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range p.Blocks {
+		for i, in := range b.Insts {
+			if in.Op != OpMov || !in.Dst.IsTemp() || in.Src[0] != Spec(SpecUniform) {
+				continue
+			}
+			j := i + 1
+			for j < len(b.Insts) && b.Insts[j].Op == OpMov && b.Insts[j].Src[0].File == FileSpecial {
+				j++ // a run of reads
+			}
+			if j == len(b.Insts) || !readsReg(b.Insts[j], in.Dst) && !slicesReadsAny(b.Insts[i+1:j+1], in.Dst) {
+				t.Errorf("%v is not followed by its reader:\n%s", in, p)
+			}
+		}
+	}
+	bin := check(t, f, Options{Stage: f.Stage, RegisterLimit: 8}, deqpEnv(f, 2))
+	if bin.Stats.Spills != 0 {
+		t.Errorf("%d spills at 8 registers per file, want 0:\n%s", bin.Stats.Spills, bin.Listing)
+	}
+}
+
+func slicesReadsAny(ins []*Inst, r Reg) bool {
+	for _, in := range ins {
+		if readsReg(in, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -96,6 +96,7 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	}
 	deadCode(s.p)
 	sinkSingleUse(s.p)
+	sinkInputReads(s.p)
 	return s.p, nil
 }
 
