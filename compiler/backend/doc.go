@@ -15,7 +15,8 @@
 //     (SFU, TMU, TLB, VPM), r4 results, conditions and flags. A comparison
 //     used only by a select becomes flags and conditional moves directly;
 //     dead code is removed and single-use values are sunk next to their
-//     reader so that they fit accumulators.
+//     reader so that they fit accumulators; uniform and attribute reads
+//     then sink to their first reader too (inputs.go).
 //  2. RegAlloc: class-based graph colouring with spilling (below). The
 //     result is the same Program with every temp replaced by r0–r4, A or B,
 //     plus the moves into r3 that make every instruction encodable on its
@@ -56,7 +57,7 @@
 // from Then's (exec ^ 1, or'ed with the enclosing mask when nested).
 //
 // Two-thread fragment shaders switch threads (THRSW) after every texture
-// request. The switch of the last fetch is LAST_THRSW when every run
+// request, or batch of requests (below). The switch of the last fetch is LAST_THRSW when every run
 // executes it exactly once and no switch follows: it is outside loops and
 // not in a region a branch may skip. With a fetch in a loop no switch is
 // marked last, since none is statically the last one executed.
