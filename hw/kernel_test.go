@@ -176,8 +176,8 @@ type testFrame struct {
 	clear         uint32
 	clearDepth    uint32
 	draws         []testDraw
-	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
-	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
+	poolExtra     int            // bytes of tile-allocation pool beyond the initial blocks
+	msaa          bool           // Multisample4x: 32×32 tiles of four samples, resolved on store
 	format        cl.ColorFormat // colour buffer format (format_test.go)
 	load          []byte         // when set: the colour surface's memory, loaded into each tile first
 }
