@@ -55,7 +55,7 @@ func (u *TMU) texelFormat(base uint32, w, i, j int) ([4]float32, error) {
 		if !ok {
 			return [4]float32{}, &Fault{VA: va + 4}
 		}
-		return [4]float32{HalfToFloat(uint16(word)), HalfToFloat(uint16(word >> 16)), HalfToFloat(uint16(hi)), HalfToFloat(uint16(hi >> 16))}, nil
+		return [4]float32{halfToFloat(uint16(word)), halfToFloat(uint16(word >> 16)), halfToFloat(uint16(hi)), halfToFloat(uint16(hi >> 16))}, nil
 	}
 	v := word
 	return [4]float32{unorm8[v&0xff], unorm8[v>>8&0xff], unorm8[v>>16&0xff], unorm8[v>>24]}, nil
@@ -113,9 +113,9 @@ func (u *TMU) sampleLevelFormat(n, f int, s, t float32, linear bool) ([4]float32
 	return r, nil
 }
 
-// HalfToFloat converts an IEEE 754 binary16 value to float32 (exactly:
+// halfToFloat converts an IEEE 754 binary16 value to float32 (exactly:
 // every half is a float32).
-func HalfToFloat(h uint16) float32 {
+func halfToFloat(h uint16) float32 {
 	sign := uint32(h>>15) << 31
 	exp := uint32(h >> 10 & 0x1F)
 	man := uint32(h & 0x3FF)

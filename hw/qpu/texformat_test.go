@@ -17,15 +17,15 @@ func TestHalfToFloat(t *testing.T) {
 		{0x0001, 1.0 / (1 << 24)}, {0x03FF, 1023.0 / (1 << 24)}, {0x0400, 1.0 / (1 << 14)},
 		{0x3555, 0.333251953125}, {0x7C00, float32(math.Inf(1))}, {0xFC00, float32(math.Inf(-1))},
 	} {
-		if got := HalfToFloat(tt.h); got != tt.want {
-			t.Errorf("HalfToFloat(%#04x) = %v, want %v", tt.h, got, tt.want)
+		if got := halfToFloat(tt.h); got != tt.want {
+			t.Errorf("halfToFloat(%#04x) = %v, want %v", tt.h, got, tt.want)
 		}
 	}
-	if got := HalfToFloat(0x8000); got != 0 || !math.Signbit(float64(got)) {
-		t.Errorf("HalfToFloat(0x8000) = %v, want -0", got)
+	if got := halfToFloat(0x8000); got != 0 || !math.Signbit(float64(got)) {
+		t.Errorf("halfToFloat(0x8000) = %v, want -0", got)
 	}
-	if got := HalfToFloat(0x7E00); got == got {
-		t.Errorf("HalfToFloat(0x7E00) = %v, want NaN", got)
+	if got := halfToFloat(0x7E00); got == got {
+		t.Errorf("halfToFloat(0x7E00) = %v, want NaN", got)
 	}
 }
 
