@@ -123,7 +123,8 @@ func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
 }
 
 // RenderbufferStorage allocates the bound renderbuffer's image. Colour
-// formats are stored as RGBA8, depth and stencil formats as depth24+stencil8.
+// formats are stored with their own bits (formats.go), depth and stencil
+// formats as depth24+stencil8.
 func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, height int) {
 	c.renderbufferStorage(target, 0, internalFormat, width, height)
 }
@@ -157,7 +158,7 @@ func (c *Context) renderbufferStorage(target gl.Enum, samples int, internalForma
 	if width > 0 && height > 0 {
 		t := pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8, Width: width, Height: height, Levels: 1, Bind: pipe.BindDepthStencil}
 		if color {
-			t.Format, t.Bind = pipe.FormatRGBA8, pipe.BindRenderTarget
+			t.Format, t.Bind = rbStoreFormat(internalFormat), pipe.BindRenderTarget
 		}
 		var err error
 		if res, err = c.screen.ResourceCreate(t); err != nil {
@@ -198,7 +199,10 @@ func (c *Context) GetRenderbufferParameteri(target, pname gl.Enum) int {
 		}
 		return int(rb.format)
 	case gl.RENDERBUFFER_RED_SIZE, gl.RENDERBUFFER_GREEN_SIZE, gl.RENDERBUFFER_BLUE_SIZE, gl.RENDERBUFFER_ALPHA_SIZE:
-		return bitsOf(color, 8)
+		if !color || rb.format == 0 {
+			return 0
+		}
+		return rbStoreFormat(rb.format).ColorBits()[pname-gl.RENDERBUFFER_RED_SIZE]
 	case gl.RENDERBUFFER_DEPTH_SIZE:
 		return bitsOf(depth, 24)
 	case gl.RENDERBUFFER_STENCIL_SIZE:
@@ -354,8 +358,10 @@ func (a attachment) image() (res pipe.Resource, w, h int, color, depth, stencil 
 			return nil, 0, 0, false, false, false
 		}
 		lv := a.tex.levels[a.face][0]
-		renderable := lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT
-		return a.tex.res, lv.w, lv.h, renderable, false, false
+		// Colour-renderable: RGB, RGBA, BGRA of 8 bits or fewer (not half
+		// floats); depth textures are depth (and stencil) attachments.
+		renderable := (lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT) && classOf(lv.sf) == classRGBA8
+		return a.tex.res, lv.w, lv.h, renderable, isDepthFormat(lv.format), lv.format == gl.DEPTH_STENCIL_OES
 	}
 	return nil, 0, 0, false, false, false
 }
@@ -526,10 +532,16 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 		return out
 	}
 	cw, ch := x1-x0, y1-y0
-	buf := make([]byte, cw*ch*4)
-	if err := c.pipe.ResourceRead(s.Color.Resource, s.Color.Face, s.Color.Level, x0, y0, cw, ch, buf); err != nil {
+	f := s.Color.Resource.Template().Format
+	raw := make([]byte, cw*ch*f.BytesPerPixel())
+	if err := c.pipe.ResourceRead(s.Color.Resource, s.Color.Face, s.Color.Level, x0, y0, cw, ch, raw); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 		return out
+	}
+	buf := raw
+	if f != pipe.FormatRGBA8 {
+		buf = make([]byte, cw*ch*4)
+		f.ToRGBA8(buf, raw, cw*ch) // formats.go: the colour buffer's own bits
 	}
 	for row := 0; row < ch; row++ {
 		dst := ((y0-y+row)*w + (x0 - x)) * 4
