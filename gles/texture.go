@@ -30,7 +30,7 @@ type texture struct {
 // texLevel is what GL knows about one image of a texture.
 type texLevel struct {
 	w, h    int
-	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA, DEPTH_COMPONENT, DEPTH_STENCIL_OES
+	format  gl.Enum     // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA, DEPTH_COMPONENT, DEPTH_STENCIL_OES
 	sf      pipe.Format // storage format of the image as specified (formats.go); its class is the form of pending
 	defined bool
 	inRes   bool // the image is stored in res (its size matches the resource's chain)
