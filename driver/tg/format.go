@@ -2,6 +2,7 @@ package tg
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/tilegpu/tilegpu/hw/cl"
 	"github.com/tilegpu/tilegpu/pipe"
@@ -90,4 +91,33 @@ func boxFilterRGBA8(dst, src []byte, dw, dh, sw, sh int) {
 			}
 		}
 	}
+}
+
+// packClearColor is CLEAR_COLORS's RGBA8 word for a colour target: for
+// formats with fewer bits each channel is rounded once, from the float,
+// to the format's bits and given as that level's 8-bit expansion (which
+// the hardware keeps as it is), not rounded to 8 bits and again to the
+// format's bits (0.7 in 4 bits is 11, not round(178·15/255) = 10).
+func packClearColor(target *Resource, col [4]float32) uint32 {
+	if target == nil {
+		return packColor(col)
+	}
+	bits := target.tmpl.Format.ColorBits()
+	if bits == [4]int{8, 8, 8, 8} || bits == [4]int{} {
+		return packColor(col)
+	}
+	var v uint32
+	for i, x := range col {
+		n := bits[i]
+		var e uint32 = 255
+		if n > 0 && n < 8 {
+			m := float64(int(1)<<n - 1)
+			level := math.Round(float64(min(max(x, 0), 1)) * m)
+			e = uint32(math.Round(level * 255 / m))
+		} else if n == 8 {
+			e = uint32(math.Round(float64(min(max(x, 0), 1)) * 255))
+		}
+		v |= e << (8 * i)
+	}
+	return v
 }

@@ -146,3 +146,24 @@ func TestGenerateMipmapFormats(t *testing.T) {
 		t.Error("GenerateMipmap of a depth texture succeeded")
 	}
 }
+
+// TestClearColorRoundsOnce: the clear colour of a low-bit target is
+// rounded once to the target's bits. R = 0.11216 in 5 bits is level 3
+// (3.477); rounded to 8 bits first (29) it would become level 4.
+func TestClearColorRoundsOnce(t *testing.T) {
+	r := newRig(t, "fs")
+	color, err := r.s.newResource(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGB565, Width: 4, Height: 4, Levels: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.c.SetFramebufferState(&pipe.FramebufferState{Width: 4, Height: 4, Color: pipe.Surface{Resource: color}})
+	r.c.Clear(pipe.ClearColor, [4]float32{0.11216, 1, 0.5, 0.25}, 1, 0)
+	if _, err := r.c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// R: level 3 → round(3·255/31) = 25; G: 255; B: level round(15.5) = 16
+	// → round(16·255/31) = 132; A: no bits → 255.
+	if got, want := r.ws.submits[0].ClearColor, uint32(25|255<<8|132<<16|255<<24); got != want {
+		t.Errorf("clear colour %#08x, want %#08x", got, want)
+	}
+}
