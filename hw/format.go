@@ -109,14 +109,12 @@ func (f *colorFormat) unpack(p uint32) uint32 {
 	return v
 }
 
-// unorm converts a blended channel value to the tile buffer's 8 bits:
-// round(v·255) for RGBA8888, otherwise rounded once, straight from the
-// float, to the channel's bits and expanded (rounding to 8 bits first
-// would round twice and could land one step off).
-func (f *colorFormat) unorm(c int, v float32) uint32 {
-	if f.quant == nil {
-		return unorm8(v)
-	}
+// unormLow converts a blended channel value to the tile buffer's 8 bits
+// for a format with fewer bits than RGBA8888 (blendPixel uses unorm8
+// for that one): rounded once, straight from the float, to the channel's
+// bits and expanded (rounding to 8 bits first would round twice and could
+// land one step off).
+func (f *colorFormat) unormLow(c int, v float32) uint32 {
 	n := f.bits[c]
 	if n == 0 {
 		return 255

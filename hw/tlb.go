@@ -361,7 +361,11 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 	var out [4]uint32
 	if !s.blend {
 		for c := 0; c < 4; c++ {
-			out[c] = w.cfg.format.unorm(c, src[c])
+			if w.cfg.format.quant != nil {
+				out[c] = w.cfg.format.unormLow(c, src[c])
+			} else {
+				out[c] = unorm8(src[c])
+			}
 		}
 	} else {
 		var d [4]float32
@@ -388,7 +392,11 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 			default:
 				v = src[c]*fs + d[c]*fd
 			}
-			out[c] = w.cfg.format.unorm(c, v)
+			if w.cfg.format.quant != nil { // low-bit colour formats (format.go)
+				out[c] = w.cfg.format.unormLow(c, v)
+			} else {
+				out[c] = unorm8(v)
+			}
 		}
 	}
 	res := dst
