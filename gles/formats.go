@@ -293,3 +293,52 @@ func (c *Context) colorBits() [4]int {
 	}
 	return res.Template().Format.ColorBits()
 }
+
+// implReadFormat is IMPLEMENTATION_COLOR_READ_FORMAT/TYPE: the colour
+// buffer's own layout for the 16-bit formats (as Mesa reports them),
+// RGBA/UNSIGNED_BYTE otherwise.
+func (c *Context) implReadFormat() (format, ty gl.Enum) {
+	var f pipe.Format
+	if c.drawFB == nil {
+		if c.dfb.Color != nil {
+			f = c.dfb.Color.Template().Format
+		}
+	} else if res, _, _, color, _, _ := c.drawFB.att[attColor].image(); res != nil && color {
+		f = res.Template().Format
+	}
+	switch f {
+	case pipe.FormatRGB565:
+		return gl.RGB, gl.UNSIGNED_SHORT_5_6_5
+	case pipe.FormatRGBA4:
+		return gl.RGBA, gl.UNSIGNED_SHORT_4_4_4_4
+	case pipe.FormatRGB5A1:
+		return gl.RGBA, gl.UNSIGNED_SHORT_5_5_5_1
+	}
+	return gl.RGBA, gl.UNSIGNED_BYTE
+}
+
+// readPixelsPacked is ReadPixels in the implementation read format of a
+// 16-bit colour buffer: its pixels exactly as stored.
+func (c *Context) readPixelsPacked(dst []byte, x, y, width, height int, ty gl.Enum) {
+	if width < 0 || height < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if !c.checkFramebufferComplete() {
+		return
+	}
+	stride := (width*2 + c.packAlign - 1) / c.packAlign * c.packAlign
+	if height > 0 && len(dst) < stride*(height-1)+width*2 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if width == 0 || height == 0 {
+		return
+	}
+	f := map[gl.Enum]pipe.Format{gl.UNSIGNED_SHORT_5_6_5: pipe.FormatRGB565, gl.UNSIGNED_SHORT_4_4_4_4: pipe.FormatRGBA4,
+		gl.UNSIGNED_SHORT_5_5_5_1: pipe.FormatRGB5A1}[ty]
+	px := c.readFramebufferRGBA(x, y, width, height) // exact expansions of the stored levels
+	for row := 0; row < height; row++ {
+		f.FromRGBA8(dst[row*stride:], px[row*width*4:], width)
+	}
+}

@@ -110,6 +110,34 @@ func TestColorBufferRealBits(t *testing.T) {
 		g.ClearColor(0.3, 0.6, 0.2, 0.7)
 		g.Clear(gl.COLOR_BUFFER_BIT)
 		check("clear", wantRGBA([4]float64{0.3, 0.6, 0.2, 0.7}, tc.bits))
+		// The implementation read format of a 16-bit buffer is its own
+		// packed layout, and ReadPixels returns the stored levels.
+		var rf, rt [1]int32
+		g.GetIntegerv(rf[:], gl.IMPLEMENTATION_COLOR_READ_FORMAT)
+		g.GetIntegerv(rt[:], gl.IMPLEMENTATION_COLOR_READ_TYPE)
+		level := func(v float64, n int) uint16 {
+			return uint16(math.Floor(float64(float32(v))*float64(int(1)<<n-1) + 0.5))
+		}
+		r, gr, bl, al := level(0.3, tc.bits[0]), level(0.6, tc.bits[1]), level(0.2, tc.bits[2]), level(0.7, tc.bits[3])
+		wantFormat, wantType, packed := gl.Enum(gl.RGBA), gl.Enum(gl.UNSIGNED_BYTE), uint16(0)
+		switch tc.bits {
+		case [4]int{5, 6, 5, 0}:
+			wantFormat, wantType, packed = gl.RGB, gl.UNSIGNED_SHORT_5_6_5, r<<11|gr<<5|bl
+		case [4]int{4, 4, 4, 4}:
+			wantType, packed = gl.UNSIGNED_SHORT_4_4_4_4, r<<12|gr<<8|bl<<4|al
+		case [4]int{5, 5, 5, 1}:
+			wantType, packed = gl.UNSIGNED_SHORT_5_5_5_1, r<<11|gr<<6|bl<<1|al
+		}
+		if gl.Enum(rf[0]) != wantFormat || gl.Enum(rt[0]) != wantType {
+			t.Errorf("%s: implementation read format %#x type %#x, want %#x %#x", tc.name, rf[0], rt[0], wantFormat, wantType)
+		} else if wantType != gl.UNSIGNED_BYTE {
+			buf := make([]byte, 8*8*2)
+			g.ReadPixels(buf, 0, 0, 8, 8, wantFormat, wantType)
+			checkGL(t, ctx, tc.name+": ReadPixels in the implementation format")
+			if got := binary.LittleEndian.Uint16(buf[2*27:]); got != packed {
+				t.Errorf("%s: packed ReadPixels %#04x, want %#04x", tc.name, got, packed)
+			}
+		}
 
 		g.Uniform4f(loc, 1.5, -0.5, 0.43, 0.61)
 		g.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)

@@ -556,7 +556,8 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 }
 
 // ReadPixels reads a rectangle of the colour buffer. Supported: RGBA /
-// UNSIGNED_BYTE (also the implementation read format). Rows are written
+// UNSIGNED_BYTE, and the implementation read format (formats.go: the
+// packed 16-bit type of a 16-bit colour buffer). Rows are written
 // bottom row first with PACK_ALIGNMENT padding, as GL specifies.
 func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.Enum) {
 	if format == bgraEXT { // EXT_read_format_bgra (readbgra.go)
@@ -569,6 +570,10 @@ func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.
 	}
 	if width < 0 || height < 0 {
 		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if f, t := c.implReadFormat(); format == f && ty == t && t != gl.UNSIGNED_BYTE {
+		c.readPixelsPacked(dst, x, y, width, height, ty) // formats.go
 		return
 	}
 	if format != gl.RGBA || ty != gl.UNSIGNED_BYTE {

@@ -164,9 +164,11 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 		}
 		return e(c.hints[gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES]), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_FORMAT:
-		return e(gl.RGBA), false, true
+		f, _ := c.implReadFormat()
+		return e(f), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_TYPE:
-		return e(gl.UNSIGNED_BYTE), false, true
+		_, t := c.implReadFormat()
+		return e(t), false, true
 	case gl.LINE_WIDTH:
 		return f(c.lineWidth), false, true
 	case gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS:
