@@ -441,3 +441,52 @@ func TestSizedBGRA8Texture(t *testing.T) {
 		t.Errorf("BGRA8_EXT with RGBA data: error %#x", e)
 	}
 }
+
+// TestFboColorAttachmentsNV: COLOR_ATTACHMENT1..3 (NV_fbo_color_attachments)
+// take part in completeness and queries; drawing goes to attachment 0.
+func TestFboColorAttachmentsNV(t *testing.T) {
+	ctx, g := newStack(t, 4, 4, 1)
+	var maxAtt [1]int32
+	g.GetIntegerv(maxAtt[:], 0x8CDF)
+	checkGL(t, ctx, "MAX_COLOR_ATTACHMENTS_NV")
+	if maxAtt[0] != 4 {
+		t.Fatalf("MAX_COLOR_ATTACHMENTS_NV %d", maxAtt[0])
+	}
+	rb := func(f gl.Enum, w, h int) gl.Renderbuffer {
+		r := g.CreateRenderbuffer()
+		g.BindRenderbuffer(gl.RENDERBUFFER, r)
+		g.RenderbufferStorage(gl.RENDERBUFFER, f, w, h)
+		return r
+	}
+	c0, c1 := rb(gl.RGBA8_OES, 4, 4), rb(gl.RGB565, 4, 4)
+	fb := g.CreateFramebuffer()
+	g.BindFramebuffer(gl.FRAMEBUFFER, fb)
+	g.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, c0)
+	g.FramebufferRenderbuffer(gl.FRAMEBUFFER, 0x8CE1, gl.RENDERBUFFER, c1)
+	if st := g.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+		t.Fatalf("two colour attachments: status %#x", st)
+	}
+	if name := g.GetFramebufferAttachmentParameteri(gl.FRAMEBUFFER, 0x8CE1, gl.FRAMEBUFFER_ATTACHMENT_OBJECT_NAME); name != int(c1.Value) {
+		t.Errorf("attachment 1 names %d, want %d", name, c1.Value)
+	}
+	g.ClearColor(0, 1, 0, 1)
+	g.Clear(gl.COLOR_BUFFER_BIT)
+	if px := pixels(t, ctx, 4, 4); [4]byte(px[:4]) != [4]byte{0, 255, 0, 255} {
+		t.Errorf("attachment 0 after clear: %v", px[:4])
+	}
+	// A depth format on a colour attachment, or a size mismatch, is incomplete.
+	g.FramebufferRenderbuffer(gl.FRAMEBUFFER, 0x8CE3, gl.RENDERBUFFER, rb(gl.DEPTH_COMPONENT16, 4, 4))
+	if st := g.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT {
+		t.Errorf("depth renderbuffer on COLOR_ATTACHMENT3: status %#x", st)
+	}
+	g.FramebufferRenderbuffer(gl.FRAMEBUFFER, 0x8CE3, gl.RENDERBUFFER, rb(gl.RGBA4, 2, 4))
+	if st := g.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_INCOMPLETE_DIMENSIONS {
+		t.Errorf("2×4 COLOR_ATTACHMENT3 beside 4×4: status %#x", st)
+	}
+	// COLOR_ATTACHMENT4 is beyond the maximum.
+	g.FramebufferRenderbuffer(gl.FRAMEBUFFER, 0x8CE4, gl.RENDERBUFFER, c1)
+	if e := g.GetError(); e != gl.INVALID_ENUM {
+		t.Errorf("COLOR_ATTACHMENT4: error %#x, want INVALID_ENUM", e)
+	}
+	g.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
+}

@@ -30,6 +30,11 @@ const (
 	attColor = iota
 	attDepth
 	attStencil
+	// COLOR_ATTACHMENT1..3 of NV_fbo_color_attachments (colorattach.go):
+	// part of completeness, never drawn to (ES 2.0 draws to attachment 0).
+	attColor1
+	attColor2
+	attColor3
 	numAttachments
 )
 
@@ -267,6 +272,8 @@ func attachmentIndex(a gl.Enum) int {
 	switch a {
 	case gl.COLOR_ATTACHMENT0:
 		return attColor
+	case colorAttachment1NV, colorAttachment1NV + 1, colorAttachment1NV + 2:
+		return attColor1 + int(a-colorAttachment1NV)
 	case gl.DEPTH_ATTACHMENT:
 		return attDepth
 	case gl.STENCIL_ATTACHMENT:
@@ -378,7 +385,7 @@ func (fb *framebuffer) status() gl.Enum {
 		if res == nil || aw == 0 || ah == 0 {
 			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
 		}
-		if (i == attColor && !color) || (i == attDepth && !depth) || (i == attStencil && !stencil) {
+		if (isColorAttachment(i) && !color) || (i == attDepth && !depth) || (i == attStencil && !stencil) {
 			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
 		}
 		if w >= 0 && (aw != w || ah != h) {
@@ -444,9 +451,10 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 		res, w, h, _, _, _ := a.image()
 		s.Width, s.Height = w, h
 		surf := pipe.Surface{Resource: res, Face: a.face}
-		if i == attColor {
+		switch i {
+		case attColor:
 			s.Color = surf
-		} else {
+		case attDepth, attStencil:
 			s.ZS = surf
 		}
 	}
