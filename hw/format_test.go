@@ -244,3 +244,45 @@ func TestColorFormatRender(t *testing.T) {
 		})
 	}
 }
+
+// TestColorFormatMSAA: with 4× MSAA and RGBA4444, each sample holds a
+// 4-bit level and the stored pixel is the resolved coverage rounded once
+// to 4 bits: round(covered/4 · 15) for white over black.
+func TestColorFormatMSAA(t *testing.T) {
+	tri := [3][2]float64{{3.25, 2.5}, {61.75, 17.125}, {20.5, 60.875}}
+	var vs []testVertex
+	for _, p := range tri {
+		vs = append(vs, testVertex{x: toNDC(p[0]), y: toNDC(p[1]), w: 1})
+	}
+	k := newTestKernel(t, 2, 32<<20)
+	res := k.renderFrame(&testFrame{width: msaaSize, height: msaaSize, msaa: true, format: cl.ColorFormatRGBA4444,
+		clear: 0xFF000000, draws: []testDraw{{mode: cl.PrimTriangles, verts: solid(1, 1, 1, 1, vs)}}})
+	fc := fmtCases[2]
+	partial := 0
+	for y := 0; y < msaaSize; y++ {
+		for x := 0; x < msaaSize; x++ {
+			covered, ambiguous := 0, false
+			for _, p := range samplePos {
+				in, d := sampleInside(tri, float64(x)+float64(p[0])/256, float64(y)+float64(p[1])/256)
+				ambiguous = ambiguous || d < 1e-9
+				if in {
+					covered++
+				}
+			}
+			if ambiguous {
+				continue
+			}
+			v := float64(covered) / 4
+			want := fc.want([4]float64{v, v, v, 1})
+			if got := fc.channels(res.color, y*msaaSize+x); got != want {
+				t.Fatalf("pixel (%d,%d): %v, want %v (%d of 4 samples)", x, y, got, want, covered)
+			}
+			if covered > 0 && covered < 4 {
+				partial++
+			}
+		}
+	}
+	if partial < 50 {
+		t.Fatalf("only %d partly covered pixels", partial)
+	}
+}
