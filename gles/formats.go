@@ -45,6 +45,15 @@ func classOf(sf pipe.Format) texClass {
 	return classRGBA8
 }
 
+// compatibleClass reports whether images of classes a and b can share a
+// resource: every colour class converts to every other (a mip chain may
+// mix half-float and 8-bit types of one format; the resource keeps level
+// 0's format and the other levels are converted into it), depth only to
+// depth.
+func compatibleClass(a, b texClass) bool {
+	return a == b || (a != classDepth && b != classDepth)
+}
+
 // texelSize is the bytes per texel of a class's intermediate form.
 func (k texClass) texelSize() int {
 	if k == classHalf {

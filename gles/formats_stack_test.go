@@ -490,3 +490,44 @@ func TestFboColorAttachmentsNV(t *testing.T) {
 	}
 	g.BindFramebuffer(gl.FRAMEBUFFER, gl.Framebuffer{})
 }
+
+// TestMixedTypeMipLevels: a mip chain whose levels use half-float and
+// UNSIGNED_BYTE types of one format is complete (ES 2.0 compares formats,
+// not types); the other levels are converted into level 0's storage.
+func TestMixedTypeMipLevels(t *testing.T) {
+	ctx, g := newStack(t, 2, 1, 1)
+	p := program(t, g, texVS, `precision mediump float; uniform sampler2D u_tex; varying vec2 v_uv;
+void main() { gl_FragColor = texture2D(u_tex, v_uv, 10.0); }`) // bias: the last level
+	g.Uniform1i(g.GetUniformLocation(p, "u_tex"), 0)
+	quad(g, -1, 1)
+	const quarter = 0x3400 // 0.25 as binary16
+	for _, tc := range []struct {
+		name   string
+		define func()
+		want   byte
+	}{
+		{"bytes, then half level 1", func() {
+			g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 2, 2, gl.RGBA, gl.UNSIGNED_BYTE, make([]byte, 16))
+			g.TexImage2D(gl.TEXTURE_2D, 1, gl.RGBA, 1, 1, gl.RGBA, 0x8D61, u16le(quarter, quarter, quarter, quarter))
+		}, 64},
+		{"half, then byte level 1", func() {
+			g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 2, 2, gl.RGBA, 0x8D61, make([]byte, 32))
+			g.TexImage2D(gl.TEXTURE_2D, 1, gl.RGBA, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, []byte{128, 128, 128, 128})
+		}, 128},
+		{"half level 1 first, then byte level 0", func() {
+			g.TexImage2D(gl.TEXTURE_2D, 1, gl.RGBA, 1, 1, gl.RGBA, 0x8D61, u16le(quarter, quarter, quarter, quarter))
+			g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 2, 2, gl.RGBA, gl.UNSIGNED_BYTE, make([]byte, 16))
+		}, 64},
+	} {
+		tx := g.CreateTexture()
+		g.BindTexture(gl.TEXTURE_2D, tx)
+		g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST_MIPMAP_NEAREST)
+		g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+		tc.define()
+		g.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+		checkGL(t, ctx, tc.name)
+		if px := pixels(t, ctx, 2, 1); [4]byte(px[:4]) != [4]byte{tc.want, tc.want, tc.want, tc.want} {
+			t.Errorf("%s: sampled %v, want %d (an incomplete texture reads 0, 0, 0, 255)", tc.name, px[:4], tc.want)
+		}
+	}
+}

@@ -322,8 +322,8 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 			for l := range t.levels[f] {
 				o := &t.levels[f][l]
 				if o.defined && o.pending != nil && (f != face || l != 0) && l < levels &&
-					max(width>>l, 1) == o.w && max(height>>l, 1) == o.h && classOf(o.sf) == classOf(sf) {
-					if err := c.writeTexels(res, sf, f, l, 0, 0, o.w, o.h, o.pending); err != nil {
+					max(width>>l, 1) == o.w && max(height>>l, 1) == o.h && compatibleClass(classOf(o.sf), classOf(sf)) {
+					if err := c.writeTexels(res, sf, f, l, 0, 0, o.w, o.h, convertClass(o.pending, classOf(o.sf), classOf(sf), o.w*o.h)); err != nil {
 						c.recordError(gl.OUT_OF_MEMORY)
 					}
 					o.inRes, o.pending = true, nil
@@ -331,7 +331,7 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 			}
 		}
 	}
-	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height || classOf(sf) != classOf(t.resSF) {
+	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height || !compatibleClass(classOf(sf), classOf(t.resSF)) {
 		// Not storable now (no level 0 yet, or inconsistent with it: the
 		// texture is incomplete); kept for a level 0 it will fit.
 		if texels != nil {
@@ -341,6 +341,7 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 	}
 	lv.inRes = true
 	if texels != nil {
+		texels = convertClass(texels, classOf(sf), classOf(t.resSF), width*height)
 		if err := c.writeTexels(t.res, t.resSF, face, level, 0, 0, width, height, texels); err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
 		}
@@ -391,6 +392,7 @@ func (c *Context) storeSubImage(t *texture, face, level, x, y, width, height int
 		}
 		return
 	}
+	texels = convertClass(texels, classOf(t.levels[face][level].sf), classOf(t.resSF), width*height)
 	if err := c.writeTexels(t.res, t.resSF, face, level, x, y, width, height, texels); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}
@@ -483,7 +485,7 @@ func (c *Context) CopyTexSubImage2D(target gl.Enum, level, xoffset, yoffset, x, 
 	}
 	rgba := c.readFramebufferRGBA(x, y, width, height)
 	convertStoredRGBA(rgba, lv.format)
-	texels := convertClass(rgba, classRGBA8, classOf(lv.sf), width*height)
+	texels := convertClass(rgba, classRGBA8, classOf(t.resSF), width*height)
 	if err := c.writeTexels(t.res, t.resSF, face, level, xoffset, yoffset, width, height, texels); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}
@@ -551,7 +553,7 @@ func (t *texture) baseComplete() bool {
 		}
 		if f == 0 {
 			first = lv
-		} else if lv.w != first.w || lv.h != first.h || lv.format != first.format || classOf(lv.sf) != classOf(first.sf) {
+		} else if lv.w != first.w || lv.h != first.h || lv.format != first.format {
 			return false
 		}
 	}
@@ -576,7 +578,7 @@ func (t *texture) complete() bool {
 		}
 		for l := 1; l < t.resLv; l++ {
 			lv := t.levels[f][l]
-			if !lv.defined || !lv.inRes || lv.format != format { // (inRes: same storage class as level 0)
+			if !lv.defined || !lv.inRes || lv.format != format { // (inRes: stored, converted to the resource's format)
 				return false
 			}
 		}
