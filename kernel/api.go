@@ -1,6 +1,10 @@
 package kernel
 
-import "time"
+import (
+	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
+)
 
 // Options configures a Device. The zero value gives the documented defaults;
 // options are read-only after NewDevice.
@@ -219,8 +223,10 @@ type Reloc struct {
 }
 
 // RenderTarget describes one surface of the render list the kernel
-// generates (docs/hardware.md §4.3, §4.4). Stride is bytes per row; pixels
-// are 4 bytes (RGBA8888 colour, or depth24+stencil8).
+// generates (docs/hardware.md §4.3, §4.4). Stride is bytes per row;
+// depth/stencil pixels are 4 bytes (depth24+stencil8), colour pixels are
+// Format's (hardware.md §4.4.1: 4 bytes for RGBA8888 and RGBX8888, 2 for
+// RGB565, RGBA4444 and RGBA5551).
 type RenderTarget struct {
 	BOIndex uint32
 	Offset  uint32
@@ -229,6 +235,9 @@ type RenderTarget struct {
 	Load    bool // load the tile buffer from memory before rendering
 	Store   bool // store the tile buffer to memory after rendering
 	Clear   bool // start from the clear values (mutually exclusive with Load)
+	// Format is the colour target's ColorFormat (0 RGBA8888); it must be
+	// 0 for the depth/stencil target.
+	Format cl.ColorFormat
 }
 
 // SubmitCLArgs is the argument of File.SubmitCL.

@@ -408,6 +408,12 @@ func TestSubmitRejections(t *testing.T) {
 		{"duplicate handle", func(j *testJob, _ *File) { j.args.BOs[1].Handle = j.args.BOs[0].Handle }, EINVAL, "already listed as BOs[0]"},
 		{"render target too small", func(j *testJob, _ *File) { j.args.Height++ }, EFAULT, "colour target: 64×65 surface with stride 256 ends at 0x4100 past BO 2 size 0x4000"},
 		{"render target stride", func(j *testJob, _ *File) { j.args.Color.Stride = 100 }, EINVAL, "colour target: stride 100 < width 64 × 4"},
+		{"colour format", func(j *testJob, _ *File) { j.args.Color.Format = 7 }, EINVAL, "colour target: colour format 7"},
+		{"16-bit colour stride", func(j *testJob, _ *File) { j.args.Color.Format = cl.ColorFormatRGB565; j.args.Color.Stride = 127 }, EINVAL, "stride 127 not a multiple of 2"},
+		{"16-bit colour row", func(j *testJob, _ *File) { j.args.Color.Format = cl.ColorFormatRGBA4444; j.args.Color.Stride = 126 }, EINVAL, "colour target: stride 126 < width 64 × 2"},
+		{"colour format on zs", func(j *testJob, _ *File) {
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: 2, Stride: 256, Store: true, Format: cl.ColorFormatRGB565}
+		}, EINVAL, "depth/stencil target: colour format 1 on the depth/stencil target"},
 		{"render target not writable", func(j *testJob, _ *File) { j.args.BOs[2].Flags = BORead }, EINVAL, "colour target: BO 2 is stored to but not marked BOWrite"},
 		{"load and clear", func(j *testJob, _ *File) { j.args.Color.Load = true; j.args.BOs[2].Flags |= BORead }, EINVAL, "both Load and Clear"},
 		{"zs bad index", func(j *testJob, _ *File) { j.args.ZS = RenderTarget{Enabled: true, BOIndex: 5} }, EINVAL, "depth/stencil target: BO index 5 out of range"},

@@ -246,7 +246,7 @@ func generateRenderCL(dst []byte, a *SubmitCLArgs, v *validator, tileVA, tw, th 
 	}
 	emit(cl.TileRenderingModeConfiguration{
 		Width: uint16(a.Width), Height: uint16(a.Height),
-		Multisample4x: v.msaa, DisableHSR: a.Flags&SubmitExactCounts != 0, ColorFormat: cl.ColorFormatRGBA8888,
+		Multisample4x: v.msaa, DisableHSR: a.Flags&SubmitExactCounts != 0, ColorFormat: a.Color.Format,
 	})
 	emit(cl.ClearColors{Color: a.ClearColor, Depth: a.ClearDepth, Stencil: a.ClearStencil})
 	surf := func(t *RenderTarget) uint32 { return v.bos[t.BOIndex].va + t.Offset }

@@ -582,12 +582,23 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	if t.Load && flags&BORead == 0 {
 		return v.fail(EINVAL, "%s target: BO %d is loaded but not marked BORead", name, t.BOIndex)
 	}
-	if t.Offset%4 != 0 || t.Stride%4 != 0 {
-		return v.fail(EINVAL, "%s target: offset %#x / stride %d not 4-aligned", name, t.Offset, t.Stride)
+	bpp := uint32(4)
+	switch t.Format {
+	case cl.ColorFormatRGBA8888, cl.ColorFormatRGBX8888:
+	case cl.ColorFormatRGB565, cl.ColorFormatRGBA4444, cl.ColorFormatRGBA5551:
+		bpp = 2
+	default:
+		return v.fail(EINVAL, "%s target: colour format %d", name, t.Format)
 	}
-	row := uint64(v.a.Width) * 4
+	if t.Format != 0 && t == &v.a.ZS {
+		return v.fail(EINVAL, "%s target: colour format %d on the depth/stencil target", name, t.Format)
+	}
+	if t.Offset%4 != 0 || t.Stride%bpp != 0 {
+		return v.fail(EINVAL, "%s target: offset %#x not 4-aligned or stride %d not a multiple of %d", name, t.Offset, t.Stride, bpp)
+	}
+	row := uint64(v.a.Width) * uint64(bpp)
 	if uint64(t.Stride) < row {
-		return v.fail(EINVAL, "%s target: stride %d < width %d × 4", name, t.Stride, v.a.Width)
+		return v.fail(EINVAL, "%s target: stride %d < width %d × %d", name, t.Stride, v.a.Width, bpp)
 	}
 	end := uint64(t.Offset) + uint64(t.Stride)*uint64(v.a.Height-1) + row
 	if end > uint64(v.bos[t.BOIndex].size()) {

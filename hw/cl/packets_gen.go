@@ -214,9 +214,13 @@ type ColorFormat uint8
 
 const (
 	ColorFormatRGBA8888 ColorFormat = 0 // RGBA8888
+	ColorFormatRGB565   ColorFormat = 1 // RGB565
+	ColorFormatRGBA4444 ColorFormat = 2 // RGBA4444
+	ColorFormatRGBA5551 ColorFormat = 3 // RGBA5551
+	ColorFormatRGBX8888 ColorFormat = 4 // RGBX8888
 )
 
-var enumColorFormat = Enum{Name: "ColorFormat", Values: []string{"RGBA8888"}}
+var enumColorFormat = Enum{Name: "ColorFormat", Values: []string{"RGBA8888", "RGB565", "RGBA4444", "RGBA5551", "RGBX8888"}}
 
 // String returns the decoder text of v ("ColorFormat(n)" for undefined values).
 func (v ColorFormat) String() string { return enumColorFormat.ValueName(uint64(v)) }
@@ -231,9 +235,14 @@ type TextureFormat uint8
 
 const (
 	TextureFormatRGBA8888 TextureFormat = 0 // RGBA8888
+	TextureFormatRGB565   TextureFormat = 1 // RGB565
+	TextureFormatRGBA4444 TextureFormat = 2 // RGBA4444
+	TextureFormatRGBA5551 TextureFormat = 3 // RGBA5551
+	TextureFormatDepth24  TextureFormat = 4 // DEPTH24
+	TextureFormatRGBA16F  TextureFormat = 5 // RGBA16F
 )
 
-var enumTextureFormat = Enum{Name: "TextureFormat", Values: []string{"RGBA8888"}}
+var enumTextureFormat = Enum{Name: "TextureFormat", Values: []string{"RGBA8888", "RGB565", "RGBA4444", "RGBA5551", "DEPTH24", "RGBA16F"}}
 
 // String returns the decoder text of v ("TextureFormat(n)" for undefined values).
 func (v TextureFormat) String() string { return enumTextureFormat.ValueName(uint64(v)) }

@@ -31,7 +31,7 @@ type Sampler interface {
 	Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32) error
 }
 
-// TMU is the texture unit of docs/hardware.md §6.2: RGBA8888 textures,
+// TMU is the texture unit of docs/hardware.md §6.2: RGBA8888 textures (other formats: texformat.go),
 // REPEAT / CLAMP_TO_EDGE / MIRRORED_REPEAT, nearest and bilinear filtering
 // with GL's u = s·W − 0.5 texel-centre convention, mipmaps with all six GL ES
 // minification filters (λ = log2 ρ of the quad, plus bias, or an explicit
@@ -98,6 +98,9 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 		return err
 	}
 	d := &u.d
+	if d.Format != cl.TextureFormatRGBA8888 {
+		return u.sampleLanes(req, out) // other formats: texformat.go
+	}
 	if !d.Cube && d.Levels == 1 && int(d.MinFilter) == int(d.MagFilter) {
 		return u.sampleSingleLevel(req, out)
 	}
@@ -597,7 +600,7 @@ func (u *TMU) load(m Mem, desc uint32) error {
 		return fmt.Errorf("texture descriptor at %#x: "+format, append([]any{desc}, args...)...)
 	}
 	switch {
-	case d.Format != cl.TextureFormatRGBA8888:
+	case !knownTextureFormat(d.Format):
 		return bad("unsupported format %d", d.Format)
 	case d.Width == 0 || d.Height == 0:
 		return bad("size %dx%d", d.Width, d.Height)
@@ -623,7 +626,7 @@ func (u *TMU) load(m Mem, desc uint32) error {
 		u.lw[n] = max(1, int(d.Width)>>n)
 		u.lh[n] = max(1, int(d.Height)>>n)
 		u.loff[n] = off
-		off += uint32(u.lw[n] * u.lh[n] * 4)
+		off += uint32(u.lw[n] * u.lh[n] * texelBytes(d.Format))
 	}
 	u.identitySwizzle = d.Swizzle == identitySwizzleBits
 	u.descOK = true
@@ -752,6 +755,9 @@ func wrap(i int64, size int, mode cl.Wrap) int {
 
 // sampleLevel filters level n of face f at (s, t).
 func (u *TMU) sampleLevel(n, f int, s, t float32, linear bool) ([4]float32, error) {
+	if u.d.Format != cl.TextureFormatRGBA8888 {
+		return u.sampleLevelFormat(n, f, s, t, linear)
+	}
 	w, h := u.lw[n], u.lh[n]
 	base := u.d.Address + uint32(f)*u.d.FaceStride + u.loff[n]
 	x := float32(s * float32(w))
