@@ -131,4 +131,14 @@
 // at ScratchAddress + QPU_NUMBER·ScratchBytesPerThread + lane·4 + slot·64.
 // The scratch base comes from the uniform stream (ir.UniformScratchAddress);
 // spill code goes around atomic SFU/TMU sequences, never inside them.
+//
+// That makes the largest atomic sequence the floor of what can be
+// allocated: a batch of k texture fetches keeps its coordinates live at
+// its start and its 4k results live at its end, plus the scratch base,
+// all at once. Select therefore queues at most (2·L+r0–r2−base)/4 fetches
+// together, L being the A/B registers per file (16 or 32 on the hardware:
+// the full FIFO depth of 4; Options.RegisterLimit 1 or 2: single fetches).
+// With that, every RegisterLimit from 1 up compiles (FuzzCompile's seed
+// 964f66c9e14b2376 failed with "nothing left to spill" at limit 1 when
+// two fetches, five live coordinates and the base shared five registers).
 package backend

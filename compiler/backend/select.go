@@ -24,9 +24,12 @@ type selector struct {
 	pos   int
 	// early: instructions of the current block selected ahead of their
 	// place, to compute the coordinates of a batched texture fetch.
-	early  map[*ir.Instr]bool
-	exec   Reg  // execution mask temp (0 = active)
-	masked bool // some lanes may be inactive here
+	early map[*ir.Instr]bool
+	// maxBatch: how many texture fetches may be queued together
+	// (textureBatchLimit).
+	maxBatch int
+	exec     Reg  // execution mask temp (0 = active)
+	masked   bool // some lanes may be inactive here
 
 	uses map[*ir.Instr]int // uses of each value (If/Loop conditions count twice)
 	pre  map[*ir.Instr]Reg // values to compute straight into a phi's temp
@@ -63,6 +66,7 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 		tex:      map[*ir.Instr]*[4]Reg{},
 		vpmNext:  -1,
 		pendingU: -1,
+		maxBatch: textureBatchLimit(opts),
 	}
 	s.cur = s.newBlock()
 	s.p.ResetUniforms = texInLoop(f.Body, false)
@@ -1156,7 +1160,7 @@ func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
 		return batch
 	}
 	for _, next := range s.block[s.pos+1:] {
-		if len(batch) == tmuFIFODepth {
+		if len(batch) == s.maxBatch {
 			break
 		}
 		if !next.Op.IsPure() || next.Op == ir.OpLoadStorage {
@@ -1231,6 +1235,27 @@ func (s *selector) coordinateDeps(next *ir.Instr) (deps []*ir.Instr, ok bool) {
 // tmuFIFODepth is how many TMU requests may be outstanding (hardware.md
 // §7.1; compiler/backend.Validate checks it).
 const tmuFIFODepth = 4
+
+// textureBatchLimit is how many fetches textureBatch may queue together
+// for the registers opts leave the allocator. A batch is one atomic group
+// (no fill or spill store may go inside it: both use the TMU FIFO), so
+// all coordinates are live at its start and all results at its end,
+// together with the scratch base once anything spills: a batch of k
+// fetches needs 4k+1 registers at once among the accumulators r0–r2 and
+// the A and B registers allowed. With the hardware's 16 or 32 per file
+// that is always the FIFO depth; only a small Options.RegisterLimit
+// (tests) makes it smaller (limit 1: single fetches, which need 5).
+func textureBatchLimit(opts Options) int {
+	fileRegs := 32
+	if opts.Threaded {
+		fileRegs = 16
+	}
+	if opts.RegisterLimit > 0 && opts.RegisterLimit < fileRegs {
+		fileRegs = opts.RegisterLimit
+	}
+	k := (2*fileRegs + numAcc - 1) / 4
+	return max(1, min(k, tmuFIFODepth))
+}
 
 func (s *selector) textureArgsOK(in *ir.Instr) bool {
 	want := 2

@@ -121,3 +121,44 @@ void main() {
 		check(t, f, Options{Stage: ir.Fragment, Threaded: threaded}, env)
 	}
 }
+
+// TestSmallRegisterLimitsCompile compiles random programs with textures
+// at register limit 1 (five allocatable values besides r4): before
+// texture batches were bounded by the registers (textureBatchLimit), two
+// batched fetches with their coordinates and the scratch base needed more
+// than that, and seeds -2976 and -2904 failed with "nothing left to
+// spill".
+func TestSmallRegisterLimitsCompile(t *testing.T) {
+	for s := int64(-3000); s < -2900; s++ {
+		fn := randomProgram(s, int(uint64(s*7919)%80)+1)
+		for _, lim := range []int{1, 2} {
+			if _, err := Compile(fn, Options{Stage: ir.Fragment, RegisterLimit: lim}); err != nil {
+				t.Errorf("seed %d, register limit %d: %v", s, lim, err)
+			}
+		}
+	}
+}
+
+// TestTextureBatchLimit checks how many fetches may be queued together
+// for the registers each option leaves: 4k+1 values must fit r0–r2 and
+// the allowed A and B registers.
+func TestTextureBatchLimit(t *testing.T) {
+	tests := []struct {
+		opts Options
+		want int
+	}{
+		{Options{}, tmuFIFODepth},
+		{Options{Threaded: true}, tmuFIFODepth},
+		{Options{RegisterLimit: 1}, 1},
+		{Options{RegisterLimit: 2}, 1},
+		{Options{RegisterLimit: 3}, 2},
+		{Options{RegisterLimit: 5}, 3},
+		{Options{RegisterLimit: 7}, 4},
+		{Options{RegisterLimit: 40, Threaded: true}, tmuFIFODepth},
+	}
+	for _, tc := range tests {
+		if got := textureBatchLimit(tc.opts); got != tc.want {
+			t.Errorf("%+v: %d fetches per batch, want %d", tc.opts, got, tc.want)
+		}
+	}
+}
