@@ -123,22 +123,35 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 	}
 	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
-	adj := make([][]int, n)
-	edges := 0
+	// The edges are collected first and the adjacency lists carved out of
+	// one array (in the same order as appending per edge would give):
+	// growing a slice per temp was most of the allocator's allocations.
+	var pairs [][2]int32
+	degree := make([]int, n)
 	for i, a := range order {
 		for _, b := range order[i+1:] {
 			if iv.Start[b] >= iv.End[a] {
 				break
 			}
 			if iv.overlap(a, b) {
-				adj[a] = append(adj[a], b)
-				adj[b] = append(adj[b], a)
-				edges++
+				pairs = append(pairs, [2]int32{int32(a), int32(b)})
+				degree[a]++
+				degree[b]++
 			}
 		}
-		if edges > maxInterferences {
+		if len(pairs) > maxInterferences {
 			return allocation{tooComplex: true}
 		}
+	}
+	adj := make([][]int, n)
+	backing := make([]int, 2*len(pairs))
+	for t, d := range degree {
+		adj[t], backing = backing[:0:d], backing[d:]
+	}
+	for _, e := range pairs {
+		a, b := int(e[0]), int(e[1])
+		adj[a] = append(adj[a], b)
+		adj[b] = append(adj[b], a)
 	}
 	// Spill costs.
 	cost := make([]float64, n)
@@ -159,10 +172,13 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	noSpill := make([]bool, n)
 	for _, in := range iv.insts {
 		if in.noSpill {
-			for _, r := range append(in.Reads(), in.Dst) {
+			for _, r := range in.Reads() {
 				if r.IsTemp() {
 					noSpill[r.Index] = true
 				}
+			}
+			if in.Dst.IsTemp() {
+				noSpill[in.Dst.Index] = true
 			}
 		}
 	}
