@@ -123,35 +123,42 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 	}
 	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
-	// The edges are collected first and the adjacency lists carved out of
-	// one array (in the same order as appending per edge would give):
-	// growing a slice per temp was most of the allocator's allocations.
-	var pairs [][2]int32
+	// Two sweeps: the first counts each temp's neighbours, the second
+	// fills adjacency lists carved out of one array (in the order appending
+	// per edge gives): growing a slice per temp, or a list of all edges,
+	// was most of the allocator's allocations.
 	degree := make([]int, n)
+	edges := 0
 	for i, a := range order {
 		for _, b := range order[i+1:] {
 			if iv.Start[b] >= iv.End[a] {
 				break
 			}
 			if iv.overlap(a, b) {
-				pairs = append(pairs, [2]int32{int32(a), int32(b)})
 				degree[a]++
 				degree[b]++
+				edges++
 			}
 		}
-		if len(pairs) > maxInterferences {
+		if edges > maxInterferences {
 			return allocation{tooComplex: true}
 		}
 	}
 	adj := make([][]int, n)
-	backing := make([]int, 2*len(pairs))
+	backing := make([]int, 2*edges)
 	for t, d := range degree {
 		adj[t], backing = backing[:0:d], backing[d:]
 	}
-	for _, e := range pairs {
-		a, b := int(e[0]), int(e[1])
-		adj[a] = append(adj[a], b)
-		adj[b] = append(adj[b], a)
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if iv.Start[b] >= iv.End[a] {
+				break
+			}
+			if iv.overlap(a, b) {
+				adj[a] = append(adj[a], b)
+				adj[b] = append(adj[b], a)
+			}
+		}
 	}
 	// Spill costs.
 	cost := make([]float64, n)

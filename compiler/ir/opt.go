@@ -525,10 +525,13 @@ func CSE(f *Func) {
 	}
 	var visit func(nodes []Node)
 	visit = func(nodes []Node) {
-		var added []cseKey
+		// The instructions this list added to the table, whose keys are
+		// rebuilt to remove them when it ends (the same keys: their
+		// arguments were resolved before they were visited).
+		var added []*Instr
 		defer func() {
-			for _, k := range added {
-				delete(table, k)
+			for _, in := range added {
+				delete(table, keyOf(in))
 			}
 		}()
 		for _, n := range nodes {
@@ -544,7 +547,7 @@ func CSE(f *Func) {
 						continue
 					}
 					table[k] = in
-					added = append(added, k)
+					added = append(added, in)
 				}
 			case *If:
 				visit(n.Then)
