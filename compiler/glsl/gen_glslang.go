@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,11 @@ func run() error {
 		fmt.Fprintf(&out, "%s\t%s\t%s", s.id, s.stage, formatLines(lines))
 		if stop > 0 {
 			fmt.Fprintf(&out, "\tstop=%d", stop)
+			after, blanked, err := afterSyntaxErrors(s, lines, stop)
+			if err != nil {
+				return fmt.Errorf("%s: %v", s.id, err)
+			}
+			fmt.Fprintf(&out, "\tafter=%s\tblanked=%s", formatLines(after), formatLines(blanked))
 		}
 		out.WriteByte('\n')
 	}
@@ -132,6 +138,42 @@ func corpus() ([]shader, error) {
 		shaders = append(shaders, shader{"errorlines/" + filepath.Base(f), stage, string(b)})
 	}
 	return shaders, nil
+}
+
+// afterSyntaxErrors finds what glslang reports past the syntax error it
+// stopped at: it blanks that line (keeping the numbering) and compiles
+// again, until no syntax error is left (at most 20 times). It returns the
+// error lines of all runs and the lines it blanked. This is what recovery
+// "at the next statement or declaration" should find when the erroneous
+// construct is the blanked line; the test compares it only where a
+// difference would not just come from blanking a whole line.
+func afterSyntaxErrors(s shader, lines []int, stop int) (all, blanked []int, err error) {
+	set := map[int]bool{}
+	for _, l := range lines {
+		set[l] = true
+	}
+	src := strings.Split(s.source, "\n")
+	for i := 0; i < 20 && stop > 0; i++ {
+		if stop < 1 || stop > len(src) || slices.Contains(blanked, stop) {
+			break
+		}
+		blanked = append(blanked, stop)
+		src[stop-1] = ""
+		var more []int
+		more, stop, err = glslangLines(shader{s.id, s.stage, strings.Join(src, "\n")})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range more {
+			set[l] = true
+		}
+	}
+	for l := range set {
+		all = append(all, l)
+	}
+	sort.Ints(all)
+	sort.Ints(blanked)
+	return all, blanked, nil
 }
 
 // glslangLines compiles s and returns the set of lines with errors and,

@@ -7,6 +7,8 @@ int d = 1.0;
 uniform float;
 float e(float x { return x; }
 float g = undeclared_g;
+float h float;
+bool i = 2;
 void main() {
     gl_Position = pos;
 }

@@ -1,7 +1,8 @@
 #version 100
 precision mediump float;
 float f(float x) {
-    return x +;
+    x = x +;
+    return x;
 }
 float g(float x) {
     return undeclared_g;
@@ -10,6 +11,10 @@ float h(float x) {
     int i = 1.0;
     return x;
 }
+float k(float x) {
+    x = (x;
+    return x * 2;
+}
 void main() {
-    gl_FragColor = vec4(f(1.0) + g(1.0) + h(1.0));
+    gl_FragColor = vec4(f(1.0) + g(1.0) + h(1.0) + k(1.0));
 }

@@ -2,11 +2,14 @@
 precision mediump float;
 uniform float u;
 void main() {
-    float a = u +;
+    float x = 1.0;
+    x = u +;
     float b = undeclared_b;
-    float c = (u * 2.0;
+    x = (u * 2.0;
     float d = undeclared_d;
-    float e = u u;
+    x = u u;
     int f = 1.0;
-    gl_FragColor = vec4(a + b + c + d + e);
+    x = ;
+    bool g = 1;
+    gl_FragColor = vec4(x);
 }
