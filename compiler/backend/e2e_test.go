@@ -71,7 +71,7 @@ func (s envSampler) Sample(m qpu.Mem, desc uint32, req *qpu.TexRequest, out *[4]
 
 // run compiles f, executes it on the shader-core interpreter for one
 // 16-lane batch with inputs from env, and returns the batch.
-func run(t *testing.T, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Binary) {
+func run(t testing.TB, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Binary) {
 	t.Helper()
 	bin, err := Compile(f, opts)
 	if err != nil {
@@ -187,7 +187,7 @@ func sameBits(a, b uint32) bool {
 
 // check runs f on the interpreter and the compiled code and compares every
 // output word of every lane (and the discard mask).
-func check(t *testing.T, f *ir.Func, opts Options, env *ir.Env) *Binary {
+func check(t testing.TB, f *ir.Func, opts Options, env *ir.Env) *Binary {
 	t.Helper()
 	mustVerify(t, f)
 	env.Lanes = 16
