@@ -83,7 +83,12 @@ func regRes(r Reg) int {
 // effects lists the resources an instruction reads and writes. Stream
 // reads count as writes (they advance the stream); a conditional write
 // also reads its destination (lanes that fail keep the old value).
-func effects(in *Inst) (reads, writes []int) {
+func effects(in *Inst) (reads, writes []int) { return effectsInto(in, nil, nil) }
+
+// effectsInto is effects appending to reads and writes (scheduleBlock
+// passes buffers it reuses: a new pair of slices per instruction was a
+// sixth of a small compile's allocations).
+func effectsInto(in *Inst, reads, writes []int) ([]int, []int) {
 	for _, r := range in.Reads() {
 		if x := regRes(r); x >= 0 {
 			if r.File == FileSpecial {
@@ -222,6 +227,8 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		insts = insts[:n-1]
 	}
 	nodes := make([]*schedNode, len(insts))
+	nodeBuf := make([]schedNode, len(insts)) // one allocation for the block's nodes
+	var readBuf, writeBuf []int
 	var lastWriter [numRes]*schedNode
 	var readers [numRes][]*schedNode
 	addEdge := func(from, to *schedNode, lat int) {
@@ -232,9 +239,11 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		to.npred++
 	}
 	for i, in := range insts {
-		n := &schedNode{in: in, index: i}
+		n := &nodeBuf[i]
+		n.in, n.index = in, i
 		nodes[i] = n
-		reads, writes := effects(in)
+		readBuf, writeBuf = effectsInto(in, readBuf[:0], writeBuf[:0])
+		reads, writes := readBuf, writeBuf
 		for _, r := range reads {
 			if w := lastWriter[r]; w != nil {
 				lat := 1
