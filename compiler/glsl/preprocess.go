@@ -74,6 +74,10 @@ func preprocess(stage Stage, src string, errs *ErrorList) (out []token, version 
 		p.macros[name] = &macro{body: []token{{kind: tNumber, text: "1"}}}
 	}
 	toks := lex(src, errs)
+	// Sized for the usual case (few macros) so that collecting lines and
+	// the expanded output do not regrow slices token by token.
+	p.pending = make([]token, 0, len(toks))
+	p.out = make([]token, 0, len(toks)+1)
 	for i := 0; i < len(toks); {
 		// Collect one line.
 		j := i
