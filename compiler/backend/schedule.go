@@ -228,6 +228,9 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 	}
 	nodes := make([]*schedNode, len(insts))
 	nodeBuf := make([]schedNode, len(insts)) // one allocation for the block's nodes
+	// Each node's first four successor edges come from one array too
+	// (appending past them moves that node's list to its own).
+	edgeBuf := make([]schedEdge, 4*len(insts))
 	var readBuf, writeBuf []int
 	var lastWriter [numRes]*schedNode
 	var readers [numRes][]*schedNode
@@ -241,6 +244,7 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 	for i, in := range insts {
 		n := &nodeBuf[i]
 		n.in, n.index = in, i
+		n.succs = edgeBuf[4*i : 4*i : 4*i+4]
 		nodes[i] = n
 		readBuf, writeBuf = effectsInto(in, readBuf[:0], writeBuf[:0])
 		reads, writes := readBuf, writeBuf

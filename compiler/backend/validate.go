@@ -105,8 +105,10 @@ func merge(d *vstate, reached *bool, in vstate) (bool, error) {
 		return true, nil
 	}
 	if d.nfifo != in.nfifo || d.fifo != in.fifo {
+		// Copies, so that only this path moves the state to the heap.
+		df, inf := d.fifo, in.fifo
 		return false, fmt.Errorf("paths meet with different TMU requests outstanding (%v vs %v)",
-			d.fifo[:d.nfifo], in.fifo[:in.nfifo])
+			df[:d.nfifo], inf[:in.nfifo])
 	}
 	old := *d
 	d.acc &= in.acc
