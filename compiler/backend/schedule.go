@@ -404,7 +404,8 @@ func tryMerge(b *Bundle, in *Inst) *Bundle {
 	if b.Other != nil || in.Op == OpLoadImm || in.Op == OpBranch {
 		return nil
 	}
-	var cands []Bundle
+	var candBuf [3]Bundle
+	cands := candBuf[:0]
 	switch {
 	case in.Op == OpLdTMU || in.Op == OpThrsw:
 		if b.Sig == nil {
@@ -451,7 +452,8 @@ func tryMerge(b *Bundle, in *Inst) *Bundle {
 	}
 	for i := range cands {
 		if _, ok := pack(&cands[i]); ok {
-			return &cands[i]
+			nb := cands[i] // only the bundle that fits goes to the heap
+			return &nb
 		}
 	}
 	return nil
