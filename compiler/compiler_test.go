@@ -319,7 +319,7 @@ func runBinary(t *testing.T, bin *Binary, stage qpu.Stage, env *ir.Env) *qpu.Bat
 		}
 	}
 	if err := core.Run(prog, b); err != nil {
-		t.Fatalf("run: %v\n%s", err, bin.Listing)
+		t.Fatalf("run: %v\n%s", err, bin.Listing())
 	}
 	return b
 }

@@ -76,7 +76,17 @@ type Binary struct {
 	Uniforms              []UniformEntry // the stream the driver writes, in order
 	ScratchBytesPerThread uint32
 	Stats                 Stats
-	Listing               string // QIR and disassembly, for debugging
+
+	compiled *backend.Binary // for Listing
+}
+
+// Listing is the stage's allocated QIR and disassembly, for debugging
+// (formatted on each call; empty for a Binary not made by Variant).
+func (b *Binary) Listing() string {
+	if b.compiled == nil {
+		return ""
+	}
+	return b.compiled.Listing()
 }
 
 // Stats describes a compiled shader (instructions, spills, fills, ...).
@@ -198,7 +208,7 @@ func (p *Program) compileVariant(key Key) (v *Variant, err error) {
 			return nil, f, fmt.Errorf("compiler: %s shader: %w", s, err)
 		}
 		return &Binary{Code: b.Code, Uniforms: b.Uniforms, ScratchBytesPerThread: b.ScratchBytesPerThread,
-			Stats: b.Stats, Listing: b.Listing}, f, nil
+			Stats: b.Stats, compiled: b}, f, nil
 	}
 	if v.VS, _, err = stage(ir.Vertex, false); err != nil {
 		return nil, err

@@ -268,7 +268,7 @@ func printStages(f *glslFile) error {
 		if err != nil {
 			return fmt.Errorf("%s: %s shader: %v", f.path, st, err)
 		}
-		printBinary(f.path, st.String(), opts.Threaded, bin.Listing, bin.Stats, bin.Uniforms)
+		printBinary(f.path, st.String(), opts.Threaded, bin.Listing(), bin.Stats, bin.Uniforms)
 	}
 	return nil
 }
@@ -284,7 +284,7 @@ func printVariant(p *compiler.Program, key compiler.Key) error {
 		b        *compiler.Binary
 		threaded bool
 	}{{"vertex", v.VS, false}, {"coordinate", v.CS, false}, {"fragment", v.FS, v.FSThreaded}} {
-		printBinary("program", s.name, s.threaded, s.b.Listing, s.b.Stats, s.b.Uniforms)
+		printBinary("program", s.name, s.threaded, s.b.Listing(), s.b.Stats, s.b.Uniforms)
 	}
 	if v.PreShader != nil {
 		fmt.Fprintf(stdout, "=== program: pre-shader (once per draw on the CPU; %d derived words) ===\n%s", v.PreShader.Len(), v.PreShader)

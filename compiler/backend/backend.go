@@ -47,9 +47,25 @@ type Binary struct {
 	// ScratchBytesPerThread is the spill area one thread needs (0: none).
 	ScratchBytesPerThread uint32
 	Stats                 Stats
-	// Listing is the allocated QIR program followed by the scheduled
-	// bundles, for -S output.
-	Listing string
+
+	// prog is the allocated QIR program Listing prints. It is kept, not
+	// printed, at compile time: formatting it and disassembling the code
+	// was over a quarter of Compile's time, and only -S output and
+	// failure messages read it.
+	prog *Program
+}
+
+// Listing is the allocated QIR program followed by the disassembled code,
+// for -S output and failure messages. It is formatted on each call (the
+// Binary is not modified, so concurrent calls are safe).
+func (b *Binary) Listing() string {
+	var sb strings.Builder
+	if b.prog != nil {
+		sb.WriteString(b.prog.String())
+	}
+	sb.WriteString("--\n")
+	sb.WriteString(Disasm(b.Code))
+	return sb.String()
 }
 
 // Compile runs Select, RegAlloc, Schedule, Encode and Validate on f, which must be in
@@ -93,6 +109,7 @@ func Compile(f *ir.Func, opts Options) (*Binary, error) {
 		Code:                  code,
 		Uniforms:              stream,
 		ScratchBytesPerThread: uint32(p.SpillSlots) * 64,
+		prog:                  p,
 	}
 	st := &bin.Stats
 	st.Instructions = len(code)
@@ -118,11 +135,6 @@ func Compile(f *ir.Func, opts Options) (*Binary, error) {
 			}
 		}
 	}
-	var sb strings.Builder
-	sb.WriteString(p.String())
-	sb.WriteString("--\n")
-	sb.WriteString(Disasm(code))
-	bin.Listing = sb.String()
 	return bin, nil
 }
 

@@ -71,7 +71,7 @@ func (s envSampler) Sample(m qpu.Mem, desc uint32, req *qpu.TexRequest, out *[4]
 
 // run compiles f, executes it on the shader-core interpreter for one
 // 16-lane batch with inputs from env, and returns the batch.
-func run(t *testing.T, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Binary) {
+func run(t testing.TB, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Binary) {
 	t.Helper()
 	bin, err := Compile(f, opts)
 	if err != nil {
@@ -117,7 +117,7 @@ func run(t *testing.T, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Bina
 	}
 	prog, err := qpu.Load(fetch, codeVA)
 	if err != nil {
-		t.Fatalf("load: %v\n%s", err, bin.Listing)
+		t.Fatalf("load: %v\n%s", err, bin.Listing())
 	}
 	core := qpu.NewCore(mem)
 	if env.Texture != nil {
@@ -169,7 +169,7 @@ func run(t *testing.T, f *ir.Func, opts Options, env *ir.Env) (*qpu.Batch, *Bina
 		}
 	}
 	if err := core.Run(prog, b); err != nil {
-		t.Fatalf("run: %v\n%s", err, bin.Listing)
+		t.Fatalf("run: %v\n%s", err, bin.Listing())
 	}
 	return b, bin
 }
@@ -187,7 +187,7 @@ func sameBits(a, b uint32) bool {
 
 // check runs f on the interpreter and the compiled code and compares every
 // output word of every lane (and the discard mask).
-func check(t *testing.T, f *ir.Func, opts Options, env *ir.Env) *Binary {
+func check(t testing.TB, f *ir.Func, opts Options, env *ir.Env) *Binary {
 	t.Helper()
 	mustVerify(t, f)
 	env.Lanes = 16
@@ -199,7 +199,7 @@ func check(t *testing.T, f *ir.Func, opts Options, env *ir.Env) *Binary {
 	for l := 0; l < 16; l++ {
 		if f.Stage == ir.Fragment {
 			if got, w := b.Kill&(1<<l) != 0, want.Discarded[l]; got != w {
-				t.Fatalf("lane %d: discarded %v, want %v\n%s", l, got, w, bin.Listing)
+				t.Fatalf("lane %d: discarded %v, want %v\n%s", l, got, w, bin.Listing())
 			}
 			if want.Discarded[l] {
 				continue
@@ -217,7 +217,7 @@ func check(t *testing.T, f *ir.Func, opts Options, env *ir.Env) *Binary {
 			}
 			if !sameBits(got, want.Outputs[l][w]) {
 				t.Fatalf("lane %d word %d: got %v (%#x), want %v (%#x)\n%s", l, w,
-					math.Float32frombits(got), got, math.Float32frombits(want.Outputs[l][w]), want.Outputs[l][w], bin.Listing)
+					math.Float32frombits(got), got, math.Float32frombits(want.Outputs[l][w]), want.Outputs[l][w], bin.Listing())
 			}
 		}
 	}
@@ -462,7 +462,7 @@ func TestE2ETexture(t *testing.T) {
 			}
 			for _, threaded := range []bool{false, true} {
 				bin := check(t, x.f, Options{Stage: ir.Fragment, Threaded: threaded}, texEnv(laneEnv(2, 5, 7, 9)))
-				if threaded && countLines(bin.Listing, "thrsw") == 0 {
+				if threaded && countLines(bin.Listing(), "thrsw") == 0 {
 					t.Fatal("threaded texture fetch without THRSW")
 				}
 			}

@@ -163,8 +163,9 @@ func pack(b *Bundle) (isa.Instr, bool) {
 	ins.WaddrAdd, ins.WaddrMul = isa.WaddrNOP, isa.WaddrNOP
 	// Claim the raddrs of operands tied to one file first, so that a
 	// special readable from either file takes whichever is left.
-	var ops []Reg
-	for _, in := range []*Inst{b.Add, b.Mul} {
+	var opsBuf [4]Reg // two ALU ops, two reads each: no allocation per bundle tried
+	ops := opsBuf[:0]
+	for _, in := range [2]*Inst{b.Add, b.Mul} {
 		if in != nil {
 			ops = append(ops, in.Reads()...)
 		}

@@ -43,7 +43,7 @@ func (x *fb) ifElse(c *ir.Instr, then, els func() *ir.Instr) *ir.Instr {
 	return ph
 }
 
-func mustVerify(t *testing.T, f *ir.Func) {
+func mustVerify(t testing.TB, f *ir.Func) {
 	t.Helper()
 	if err := ir.Verify(f, ir.FormScalar); err != nil {
 		t.Fatal(err)

@@ -190,7 +190,7 @@ void main() {
 	// With late reads each varying is folded into its only user, so no
 	// register holds one at all.
 	if bin.Stats.Registers > 8 {
-		t.Errorf("%d registers, want at most 8:\n%s", bin.Stats.Registers, bin.Listing)
+		t.Errorf("%d registers, want at most 8:\n%s", bin.Stats.Registers, bin.Listing())
 	}
 }
 
@@ -233,7 +233,7 @@ void main() {
 	}
 	bin := check(t, f, Options{Stage: f.Stage, RegisterLimit: 8}, deqpEnv(f, 2))
 	if bin.Stats.Spills != 0 {
-		t.Errorf("%d spills at 8 registers per file, want 0:\n%s", bin.Stats.Spills, bin.Listing)
+		t.Errorf("%d spills at 8 registers per file, want 0:\n%s", bin.Stats.Spills, bin.Listing())
 	}
 }
 

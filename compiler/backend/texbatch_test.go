@@ -59,10 +59,10 @@ void main() {
 			}
 			longest, switches := tmuRuns(bin.Code)
 			if longest != 3 {
-				t.Errorf("%+v: %d requests queued at most before a pop, want 3:\n%s", opts, longest, bin.Listing)
+				t.Errorf("%+v: %d requests queued at most before a pop, want 3:\n%s", opts, longest, bin.Listing())
 			}
 			if want := 2; opts.Threaded && switches != want {
-				t.Errorf("%+v: %d thread switches, want %d (one per batch):\n%s", opts, switches, want, bin.Listing)
+				t.Errorf("%+v: %d thread switches, want %d (one per batch):\n%s", opts, switches, want, bin.Listing())
 			}
 		}
 	}
@@ -94,10 +94,10 @@ func TestTextureBatchPastEffects(t *testing.T) {
 		bin := check(t, x.f, Options{Stage: ir.Fragment, Threaded: threaded}, env)
 		longest, switches := tmuRuns(bin.Code)
 		if longest != 2 {
-			t.Errorf("threaded=%v: %d requests queued at most before a pop, want 2:\n%s", threaded, longest, bin.Listing)
+			t.Errorf("threaded=%v: %d requests queued at most before a pop, want 2:\n%s", threaded, longest, bin.Listing())
 		}
 		if threaded && switches != 1 {
-			t.Errorf("%d thread switches, want 1:\n%s", switches, bin.Listing)
+			t.Errorf("%d thread switches, want 1:\n%s", switches, bin.Listing())
 		}
 	}
 }

@@ -52,8 +52,12 @@ func Validate(code []uint64, threaded bool) error {
 			}
 		}
 	}
-	states := make([]*vstate, n)
-	states[0] = &vstate{}
+	// One state per instruction, by value (allocating each on first
+	// reach was a twentieth of a small compile's allocations).
+	states := make([]vstate, n)
+	reached := make([]bool, n)
+	reached[0] = true
+	var succBuf [2]int
 	work := []int{0}
 	queued := make([]bool, n)
 	queued[0] = true
@@ -61,16 +65,16 @@ func Validate(code []uint64, threaded bool) error {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
 		queued[pc] = false
-		out, err := step(ins[pc], *states[pc])
+		out, err := step(ins[pc], states[pc])
 		if err != nil {
 			return fmt.Errorf("validate: instruction %d (%s): %v", pc, isa.Disasm(code[pc]), err)
 		}
-		succs, err := successors(ins[pc], pc, n)
+		succs, err := successors(ins[pc], pc, n, succBuf[:0])
 		if err != nil {
 			return fmt.Errorf("validate: instruction %d (%s): %v", pc, isa.Disasm(code[pc]), err)
 		}
 		for _, s := range succs {
-			changed, err := merge(&states[s], out)
+			changed, err := merge(&states[s], &reached[s], out)
 			if err != nil {
 				return fmt.Errorf("validate: instruction %d (%s), reached from %d: %v", s, isa.Disasm(code[s]), pc, err)
 			}
@@ -93,18 +97,18 @@ type vstate struct {
 	fifo      [4]uint8 // pops left per outstanding TMU request, oldest first
 }
 
-// merge folds in into *dst (allocating it on first reach) and reports
-// whether *dst changed.
-func merge(dst **vstate, in vstate) (bool, error) {
-	if *dst == nil {
-		s := in
-		*dst = &s
+// merge folds in into *d (taking it as is on first reach) and reports
+// whether *d changed.
+func merge(d *vstate, reached *bool, in vstate) (bool, error) {
+	if !*reached {
+		*d, *reached = in, true
 		return true, nil
 	}
-	d := *dst
 	if d.nfifo != in.nfifo || d.fifo != in.fifo {
+		// Copies, so that only this path moves the state to the heap.
+		df, inf := d.fifo, in.fifo
 		return false, fmt.Errorf("paths meet with different TMU requests outstanding (%v vs %v)",
-			d.fifo[:d.nfifo], in.fifo[:in.nfifo])
+			df[:d.nfifo], inf[:in.nfifo])
 	}
 	old := *d
 	d.acc &= in.acc
@@ -143,7 +147,8 @@ func step(in isa.Instr, s vstate) (vstate, error) {
 	}
 	// Writes, in the order the hardware applies them: ALU and load
 	// immediate results, then the signal.
-	for _, w := range writes(in) {
+	ws, nw := writes(in)
+	for _, w := range ws[:nw] {
 		switch {
 		case w >= isa.WaddrR0 && w <= isa.WaddrR3:
 			s.acc |= 1 << (w - isa.WaddrR0)
@@ -194,9 +199,11 @@ func step(in isa.Instr, s vstate) (vstate, error) {
 }
 
 // writes lists the write addresses an instruction writes (units whose op
-// is NOP write nothing; a branch writes its link address).
-func writes(in isa.Instr) []isa.Waddr {
-	var out []isa.Waddr
+// is NOP write nothing; a branch writes its link address), in a fixed
+// array (no allocation per instruction) with their count.
+func writes(in isa.Instr) ([2]isa.Waddr, int) {
+	var buf [2]isa.Waddr
+	out := buf[:0]
 	switch {
 	case in.Sig == isa.SigLoadImm:
 		if in.CondAdd != isa.CondNever {
@@ -215,11 +222,12 @@ func writes(in isa.Instr) []isa.Waddr {
 			out = append(out, in.WaddrMul)
 		}
 	}
-	return out
+	return buf, len(out)
 }
 
 func writesSFU(in isa.Instr) bool {
-	for _, w := range writes(in) {
+	ws, nw := writes(in)
+	for _, w := range ws[:nw] {
 		if w.IsSFU() {
 			return true
 		}
@@ -228,11 +236,10 @@ func writesSFU(in isa.Instr) bool {
 }
 
 // successors returns the instructions that may run after the one at pc.
-func successors(in isa.Instr, pc, n int) ([]int, error) {
+func successors(in isa.Instr, pc, n int, out []int) ([]int, error) {
 	if in.Sig == isa.SigEND {
 		return nil, nil
 	}
-	var out []int
 	if in.Sig == isa.SigBranch {
 		if in.Reg {
 			return nil, fmt.Errorf("branch through a register: targets cannot be checked")
@@ -267,7 +274,8 @@ func checkHalfFile(in isa.Instr) error {
 	if in.ReadsB() && in.RaddrB < 32 && in.RaddrB >= 16 {
 		return fmt.Errorf("threaded program reads B%d (only B0–B15 are its own)", in.RaddrB)
 	}
-	for _, w := range writes(in) {
+	ws, nw := writes(in)
+	for _, w := range ws[:nw] {
 		if w.IsRegFile() && w >= 16 {
 			return fmt.Errorf("threaded program writes register %d of a file (only 0–15 are its own)", w)
 		}

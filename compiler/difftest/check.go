@@ -99,6 +99,10 @@ type Mismatch struct {
 	IRAfter  string // ir.Dump of the scalar IR the backend compiled
 	Listing  string // allocated QIR and disassembly (backend.Binary.Listing)
 	Lanes    []LaneDiff
+
+	// listing makes Listing when a failure is reported (formatting it
+	// for every program was a tenth of Check's time).
+	listing func() string
 }
 
 // LaneDiff is one lane whose results differ.
@@ -166,6 +170,9 @@ func Check(src string, in *Inputs) error {
 			m.IRBefore = ir.Dump(f0)
 		}
 		m.IRAfter = ir.Dump(f)
+		if m.listing != nil {
+			m.Listing = m.listing()
+		}
 		if err == nil {
 			return m
 		}
@@ -226,7 +233,7 @@ func Check(src string, in *Inputs) error {
 	if mutateCode != nil {
 		mutateCode(bin.Code)
 	}
-	m.Listing = bin.Listing
+	m.listing = bin.Listing
 	// A two-thread shader runs as thread 1, the upper register-file half:
 	// it fails if the allocator used more than A0–A15/B0–B15.
 	thread := 0
@@ -281,7 +288,7 @@ func checkPreShader(f *ir.Func, opts backend.Options, in *Inputs, env *ir.Env, t
 	if err != nil {
 		return fail("backend (with pre-shader)", err)
 	}
-	m.Listing = bin.Listing + "; pre-shader\n" + pre.String()
+	m.listing = func() string { return bin.Listing() + "; pre-shader\n" + pre.String() }
 	derived := make([]uint32, pre.Len())
 	pre.Eval(env.Storage, make([]uint32, pre.ValueWords()), derived)
 	penv := *env

@@ -84,13 +84,33 @@ func FuzzCompileVsInterpret(f *testing.F) {
 	}
 	f.Add([]byte{}, int64(0))
 	f.Fuzz(func(t *testing.T, data []byte, inputSeed int64) {
-		if len(data) > fuzzMaxChoices {
-			data = data[:fuzzMaxChoices]
-		}
-		if err := Check(GenerateWith(data, Options{Statements: 12, NaN: inputSeed&1 == 1}), NewInputs(inputSeed)); err != nil {
-			t.Fatal(err)
-		}
+		fuzzCompileVsInterpretBody(t, data, inputSeed)
 	})
+}
+
+func fuzzCompileVsInterpretBody(t testing.TB, data []byte, inputSeed int64) {
+	if len(data) > fuzzMaxChoices {
+		data = data[:fuzzMaxChoices]
+	}
+	if err := Check(GenerateWith(data, Options{Statements: 12, NaN: inputSeed&1 == 1}), NewInputs(inputSeed)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkFuzzCompileVsInterpretBody runs FuzzCompileVsInterpret's body
+// over the generator inputs of seeds 1–300: the per-execution cost the
+// fuzzing rate is bound by (issue 6 asks for 1,000 executions/s).
+//
+//	go test -run XXX -bench FuzzCompileVsInterpretBody -benchtime 900x ./compiler/difftest
+func BenchmarkFuzzCompileVsInterpretBody(b *testing.B) {
+	inputs := make([][]byte, 300)
+	for i := range inputs {
+		inputs[i] = seedBytes(int64(i) + 1)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		fuzzCompileVsInterpretBody(b, inputs[i%300], int64(i%300)+1)
+	}
 }
 
 // fuzzMaxChoices bounds FuzzCompileVsInterpret's generator input (see

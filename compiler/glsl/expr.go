@@ -601,11 +601,11 @@ func (p *parser) primary() Expr {
 		sym := p.lookup(t.text)
 		v, ok := sym.(*Variable)
 		if !ok {
-			if sym == nil {
-				if !p.skippedNames[t.text] {
-					p.errorf(t.line, t.text, "undeclared identifier")
-				}
-			} else {
+			switch {
+			case p.skippedNames[t.text] || !p.reportUnknown(t.text):
+			case sym == nil:
+				p.errorf(t.line, t.text, "undeclared identifier")
+			default:
 				p.errorf(t.line, t.text, "not a variable")
 			}
 			return p.bad(t.line)

@@ -41,6 +41,10 @@ type funcSet struct{ overloads []*Function }
 type scope struct {
 	names     map[string]any
 	precision map[Kind]Precision
+	// unknown: names reported as undeclared (or not variables) in this
+	// scope; later uses in it or in scopes it encloses are not reported
+	// again (glslang declares such a name after its first error).
+	unknown map[string]bool
 }
 
 type parser struct {
@@ -435,6 +439,22 @@ func (p *parser) lookup(name string) any {
 		}
 	}
 	return nil
+}
+
+// reportUnknown reports whether a use of name that is not a variable
+// should be reported: only the first in a scope and the scopes it encloses.
+func (p *parser) reportUnknown(name string) bool {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if p.scopes[i].unknown[name] {
+			return false
+		}
+	}
+	s := p.top()
+	if s.unknown == nil {
+		s.unknown = map[string]bool{}
+	}
+	s.unknown[name] = true
+	return true
 }
 
 // checkNewName reports names that cannot be declared (reserved prefixes).

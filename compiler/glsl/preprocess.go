@@ -20,6 +20,7 @@ type condFrame struct {
 	taken        bool // some branch of this #if was already taken
 	seenElse     bool
 	line         int
+	stray        bool // opened by an #else/#elif without #if (recovery)
 }
 
 // preprocessor turns preprocessing tokens into the token stream the parser
@@ -73,6 +74,10 @@ func preprocess(stage Stage, src string, errs *ErrorList) (out []token, version 
 		p.macros[name] = &macro{body: []token{{kind: tNumber, text: "1"}}}
 	}
 	toks := lex(src, errs)
+	// Sized for the usual case (few macros) so that collecting lines and
+	// the expanded output do not regrow slices token by token.
+	p.pending = make([]token, 0, len(toks))
+	p.out = make([]token, 0, len(toks)+1)
 	for i := 0; i < len(toks); {
 		// Collect one line.
 		j := i
@@ -96,11 +101,17 @@ func preprocess(stage Stage, src string, errs *ErrorList) (out []token, version 
 		}
 	}
 	p.flush()
-	if len(p.conds) > 0 {
-		f := p.conds[len(p.conds)-1]
-		p.errorf(f.line, "#if", "unterminated conditional directive")
+	eof := lastLine(toks) + p.lineDelta
+	// An unterminated conditional is reported where the input ends (where
+	// glslang reports it; the message names the directive left open).
+	// Frames opened by a stray #else/#elif are recovery, not the user's.
+	for k := len(p.conds) - 1; k >= 0; k-- {
+		if f := p.conds[k]; !f.stray {
+			p.errorf(eof, "#if", fmt.Sprintf("unterminated conditional directive: no #endif for the #if at line %d", f.line))
+			break
+		}
 	}
-	p.out = append(p.out, token{kind: tEOF, line: lastLine(toks) + p.lineDelta})
+	p.out = append(p.out, token{kind: tEOF, line: eof})
 	if stage == Compute && p.version != 310 {
 		p.errorf(1, "compute", "compute shaders require #version 310 es")
 	}
@@ -272,7 +283,7 @@ func (p *preprocessor) directive(line int, toks []token) {
 		if parent {
 			var v bool
 			if name == "if" {
-				v = p.evalIf(line, args)
+				v = p.evalCond(line, args)
 			} else {
 				if len(args) != 1 || args[0].kind != tIdent {
 					p.errorf(line, "#"+name, "expected exactly one identifier")
@@ -291,6 +302,14 @@ func (p *preprocessor) directive(line int, toks []token) {
 	case "elif", "else", "endif":
 		if len(p.conds) == 0 {
 			p.errorf(line, "#"+name, "directive without #if")
+			if name != "endif" {
+				// Recover as glslang does: a stray #else or #elif ends a
+				// group taken by a missing #if, so what follows up to the
+				// matching #endif is skipped (and that #endif is no
+				// second error).
+				p.conds = append(p.conds, condFrame{parentActive: p.active(), line: line, taken: true,
+					seenElse: name == "else", stray: true})
+			}
 			return
 		}
 		f := &p.conds[len(p.conds)-1]
@@ -300,7 +319,7 @@ func (p *preprocessor) directive(line int, toks []token) {
 				p.errorf(line, "#elif", "#elif after #else")
 			}
 			if f.parentActive && !f.taken {
-				f.active = p.evalIf(line, args)
+				f.active = p.evalCond(line, args)
 				f.taken = f.active
 			} else {
 				f.active = false
@@ -335,8 +354,9 @@ func (p *preprocessor) directive(line int, toks []token) {
 			return
 		}
 		if len(args) > 1 {
+			// Reported; the macro is still undefined (as glslang and C
+			// preprocessors do), so its redefinition is no second error.
 			p.errorf(line, "#undef", "unexpected tokens after macro name")
-			return
 		}
 		n := args[0].text
 		if reservedMacroName(n) {
@@ -414,6 +434,15 @@ func (p *preprocessor) directive(line int, toks []token) {
 	}
 }
 
+// evalCond evaluates an #if or #elif expression. One with an error counts
+// as true (as in glslang): the group is processed, so the code in it is
+// still checked, and a later #elif is not evaluated (and not reported).
+func (p *preprocessor) evalCond(line int, args []token) bool {
+	n := len(*p.errs)
+	v := p.evalIf(line, args)
+	return v || len(*p.errs) > n
+}
+
 func reservedMacroName(n string) bool {
 	return n == "__LINE__" || n == "__FILE__" || n == "__VERSION__" || n == "defined" || strings.HasPrefix(n, "GL_")
 }
@@ -428,9 +457,14 @@ func (p *preprocessor) define(line int, args []token) {
 		return
 	}
 	name := args[0].text
-	if reservedMacroName(name) {
+	reserved := reservedMacroName(name)
+	if reserved {
 		p.errorf(line, name, "macro names beginning with GL_ and predefined macros are reserved")
-		return
+		if p.macros[name] != nil || name == "__LINE__" || name == "__FILE__" || name == "defined" {
+			return // a predefined macro keeps its meaning
+		}
+		// A new GL_ name is still defined (as glslang does), so that its
+		// uses are not reported again as undeclared identifiers.
 	}
 	m := &macro{}
 	rest := args[1:]
@@ -483,9 +517,10 @@ func (p *preprocessor) define(line int, args []token) {
 			return
 		}
 	}
-	if old := p.macros[name]; old != nil && !sameMacro(old, m) {
+	if old := p.macros[name]; old != nil && !sameMacro(old, m) && !reserved {
+		// Reported; the new definition replaces the old one (as glslang
+		// does), so uses written for it are not errors too.
 		p.errorf(line, name, "macro redefined differently")
-		return
 	}
 	p.macros[name] = m
 }

@@ -1,8 +1,8 @@
 package ir
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -498,25 +498,40 @@ func sweep(nodes []Node, live map[*Instr]bool) []Node {
 // second (defined earlier in the same node list or an enclosing one).
 func CSE(f *Func) {
 	r := resolver{}
-	table := map[string]*Instr{}
-	var key strings.Builder
-	keyOf := func(in *Instr) string {
-		key.Reset()
-		fmt.Fprintf(&key, "%d %v %d %d %p %v %d %d", in.Op, in.Type, in.Index, in.Comp, in.Var, in.Uniform, in.Tex, in.Lod)
+	table := map[cseKey]*Instr{}
+	var more strings.Builder
+	keyOf := func(in *Instr) cseKey {
+		k := cseKey{op: in.Op, typ: in.Type, index: in.Index, comp: in.Comp, v: in.Var,
+			uniform: in.Uniform, tex: in.Tex, lod: in.Lod, nargs: len(in.Args)}
 		if in.Op == OpConst {
-			fmt.Fprintf(&key, " %v", in.Const)
+			k.c = in.Const
 		}
-		for _, a := range in.Args {
-			fmt.Fprintf(&key, " %d", r.get(a).ID)
+		for i, a := range in.Args {
+			a = r.get(a)
+			if i < len(k.args) {
+				k.args[i] = a
+				continue
+			}
+			if i == len(k.args) {
+				more.Reset()
+			}
+			more.WriteString(strconv.Itoa(a.ID))
+			more.WriteByte(' ')
 		}
-		return key.String()
+		if len(in.Args) > len(k.args) {
+			k.more = more.String()
+		}
+		return k
 	}
 	var visit func(nodes []Node)
 	visit = func(nodes []Node) {
-		var added []string
+		// The instructions this list added to the table, whose keys are
+		// rebuilt to remove them when it ends (the same keys: their
+		// arguments were resolved before they were visited).
+		var added []*Instr
 		defer func() {
-			for _, k := range added {
-				delete(table, k)
+			for _, in := range added {
+				delete(table, keyOf(in))
 			}
 		}()
 		for _, n := range nodes {
@@ -532,7 +547,7 @@ func CSE(f *Func) {
 						continue
 					}
 					table[k] = in
-					added = append(added, k)
+					added = append(added, in)
 				}
 			case *If:
 				visit(n.Then)
@@ -545,6 +560,26 @@ func CSE(f *Func) {
 	visit(f.Body)
 	r.apply(f)
 	removeReplaced(f, r)
+}
+
+// cseKey identifies a pure instruction's value: two instructions with equal
+// keys compute the same thing. It is a comparable struct, not a formatted
+// string (formatting one per instruction was a twentieth of a compile).
+// Arguments are the resolved instructions themselves; the rare arguments
+// beyond the fourth are listed by ID in more.
+type cseKey struct {
+	op      Op
+	typ     Type
+	index   int
+	comp    int
+	v       *Var
+	uniform UniformEntry
+	tex     TexKind
+	lod     LodMode
+	c       [4]uint32
+	nargs   int
+	args    [4]*Instr
+	more    string
 }
 
 // MaxFlattenInstrs bounds the instructions an If may hold to be turned into

@@ -150,3 +150,29 @@ func TestPasses(t *testing.T) {
 		})
 	}
 }
+
+// TestCSEKeyArguments checks CSE's key on instructions with more arguments
+// than its struct key holds inline (OpVec before scalarisation, OpTexture):
+// equal argument lists merge, lists differing only past the fourth do not.
+func TestCSEKeyArguments(t *testing.T) {
+	f := NewFunc("t", Vertex)
+	b := NewBuilder(f)
+	var a [6]*Instr
+	for i := range a {
+		a[i] = b.Emit(OpLoadAttribute, Float)
+		a[i].Comp = i
+	}
+	vt := Type{BaseFloat, 4}
+	v1 := b.Emit(OpVec, vt, a[0], a[1], a[2], a[3], a[4], a[5])
+	v2 := b.Emit(OpVec, vt, a[0], a[1], a[2], a[3], a[4], a[5])
+	v3 := b.Emit(OpVec, vt, a[0], a[1], a[2], a[3], a[4], a[4])
+	v4 := b.Emit(OpVec, vt, a[0], a[1], a[2], a[3], a[4])
+	for i, v := range []*Instr{v1, v2, v3, v4} {
+		b.EmitIndex(OpStoreOutput, Void, i, v)
+	}
+	CSE(f)
+	d := Dump(f)
+	if got := strings.Count(d, "= vec "); got != 3 {
+		t.Errorf("%d vec instructions after CSE, want 3 (v1 = v2):\n%s", got, d)
+	}
+}

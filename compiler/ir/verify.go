@@ -61,7 +61,8 @@ func Verify(f *Func, form Form) error {
 }
 
 func verifyFunc(f *Func, form Form, known map[*Func]bool, callee bool) []string {
-	v := &verifier{f: f, form: form, visible: map[*Instr]bool{}, placed: map[*Instr]bool{}, ids: map[int]*Instr{},
+	n := f.NumIDs()
+	v := &verifier{f: f, form: form, visible: newInstrSet(n), placed: newInstrSet(n), ids: newInstrSet(n),
 		outputs: map[int]bool{}, funcs: known, callee: callee}
 	if callee {
 		if len(f.Funcs) > 0 {
@@ -78,13 +79,13 @@ func verifyFunc(f *Func, form Form, known map[*Func]bool, callee bool) []string 
 				v.errorf("%s: parameter of width %d", p, p.Type.Width)
 			}
 			v.place(p)
-			v.visible[p] = true
+			v.visible.add(p)
 		}
 	}
 	v.list(f.Body, 0)
 	if callee {
 		for i, r := range f.Results {
-			v.use(fmt.Sprintf("result %d", i), r) // callees only, rare
+			v.use(nil, fmt.Sprintf("result %d", i), r) // callees only, rare
 		}
 	}
 	return v.errs
@@ -124,9 +125,9 @@ func callCycles(f *Func) []string {
 type verifier struct {
 	f       *Func
 	form    Form
-	visible map[*Instr]bool
-	placed  map[*Instr]bool
-	ids     map[int]*Instr
+	visible instrSet
+	placed  instrSet
+	ids     instrSet // the last instruction placed with each ID
 	outputs map[int]bool
 	discard bool
 	errs    []string
@@ -139,41 +140,100 @@ func (v *verifier) errorf(format string, args ...any) {
 }
 
 func (v *verifier) place(in *Instr) {
-	if v.placed[in] {
+	if v.placed.has(in) {
 		v.errorf("%%%d placed twice", in.ID)
 	}
-	v.placed[in] = true
-	if o, ok := v.ids[in.ID]; ok && o != in {
+	v.placed.add(in)
+	if o := v.ids.byID(in.ID); o != nil && o != in {
 		v.errorf("ID %%%d used by two instructions", in.ID)
 	}
-	v.ids[in.ID] = in
+	v.ids.setID(in)
 	if in.ID <= 0 || in.ID >= v.f.NumIDs() {
 		v.errorf("%%%d: ID out of range (NumIDs %d)", in.ID, v.f.NumIDs())
 	}
 }
 
-// instrLabel names an instruction (plus a note) in an error message. It is
-// formatted only when an error is reported: Verify runs after every pass,
-// and printing every instruction of a valid function was a sixth of the
-// compiler's differential fuzzer's time.
-type instrLabel struct {
-	in   *Instr
-	note string
+// instrSet is a set of a function's instructions, indexed by ID (IDs are
+// dense: 1..NumIDs). Verify runs after every pass, and the three maps it
+// kept per call were a tenth of a small compile. An instruction whose ID
+// is out of range, or shares its slot with another (both invalid, and
+// reported), is kept in a map, so membership stays exact.
+type instrSet struct {
+	slot  []*Instr
+	other map[*Instr]bool
 }
 
-func (l instrLabel) String() string { return l.in.String() + l.note }
+func newInstrSet(n int) instrSet { return instrSet{slot: make([]*Instr, n)} }
 
-// use checks operand a of user (a string or an instrLabel, formatted only
-// on failure).
-func (v *verifier) use(user any, a *Instr) {
+func (s *instrSet) inRange(id int) bool { return id >= 0 && id < len(s.slot) }
+
+func (s *instrSet) has(in *Instr) bool {
+	if s.inRange(in.ID) && s.slot[in.ID] == in {
+		return true
+	}
+	return s.other[in]
+}
+
+func (s *instrSet) add(in *Instr) {
+	if s.inRange(in.ID) && (s.slot[in.ID] == nil || s.slot[in.ID] == in) {
+		s.slot[in.ID] = in
+		return
+	}
+	if s.other == nil {
+		s.other = map[*Instr]bool{}
+	}
+	s.other[in] = true
+}
+
+func (s *instrSet) remove(in *Instr) {
+	if s.inRange(in.ID) && s.slot[in.ID] == in {
+		s.slot[in.ID] = nil
+		return
+	}
+	delete(s.other, in)
+}
+
+// byID and setID use the set as a map from ID to the last instruction
+// given for it (out-of-range IDs are reported by place and not tracked).
+func (s *instrSet) byID(id int) *Instr {
+	if s.inRange(id) {
+		return s.slot[id]
+	}
+	return nil
+}
+
+func (s *instrSet) setID(in *Instr) {
+	if s.inRange(in.ID) {
+		s.slot[in.ID] = in
+	}
+}
+
+// use checks operand a of user: instruction in (nil for none) followed by
+// note. The label is formatted only when an error is reported: printing
+// every instruction of a valid function was a sixth of the compiler's
+// differential fuzzer's time.
+func (v *verifier) use(in *Instr, note string, a *Instr) {
 	switch {
 	case a == nil:
-		v.errorf("%s: nil operand", user)
-	case !v.visible[a]:
-		v.errorf("%s: uses %%%d which is not defined before it in an enclosing scope", user, a.ID)
+		v.errorf("%s: nil operand", userLabel(in, note))
+	case !v.visible.has(a):
+		v.errorf("%s: uses %%%d which is not defined before it in an enclosing scope", userLabel(in, note), a.ID)
 	case a.Type.Width == 0:
-		v.errorf("%s: uses %%%d which has no value", user, a.ID)
+		v.errorf("%s: uses %%%d which has no value", userLabel(in, note), a.ID)
 	}
+}
+
+// instrLabel names an instruction in an error message, formatted only
+// when one is reported.
+type instrLabel struct{ in *Instr }
+
+func (l instrLabel) String() string { return l.in.String() }
+
+func userLabel(in *Instr, note string) string {
+	if in == nil {
+		return note
+	}
+	return in.String() + note
 }
 
 // list checks nodes and returns the values defined at its top level, which
@@ -195,59 +255,59 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 				for _, a := range in.Args {
 					if in.Op == OpCallResult && a != nil && a.Op == OpCall {
 						// A call defines no value of its own.
-						if !v.visible[a] {
+						if !v.visible.has(a) {
 							v.errorf("%s: call %%%d is not defined before it in an enclosing scope", in, a.ID)
 						}
 						continue
 					}
-					v.use(instrLabel{in: in}, a)
+					v.use(in, "", a)
 				}
 				v.instr(in, depth)
-				v.visible[in] = true
+				v.visible.add(in)
 				defs = append(defs, in)
 			}
 		case *If:
-			v.use("if condition", n.Cond)
+			v.use(nil, "if condition", n.Cond)
 			v.isBoolScalar("if condition", n.Cond)
 			thenDefs := v.list(n.Then, depth+1)
 			for _, p := range n.Phis {
 				v.phiShape(p)
 				if len(p.Args) == 2 {
-					v.use(instrLabel{p, " (then arg)"}, p.Args[0])
+					v.use(p, " (then arg)", p.Args[0])
 				}
 			}
 			v.hide(thenDefs)
 			elseDefs := v.list(n.Else, depth+1)
 			for _, p := range n.Phis {
 				if len(p.Args) == 2 {
-					v.use(instrLabel{p, " (else arg)"}, p.Args[1])
+					v.use(p, " (else arg)", p.Args[1])
 				}
 			}
 			v.hide(elseDefs)
 			for _, p := range n.Phis {
 				v.place(p)
-				v.visible[p] = true
+				v.visible.add(p)
 				defs = append(defs, p)
 			}
 		case *Loop:
 			for _, p := range n.Phis {
 				v.phiShape(p)
 				if len(p.Args) == 2 {
-					v.use(instrLabel{p, " (entry arg)"}, p.Args[0])
+					v.use(p, " (entry arg)", p.Args[0])
 				}
 			}
 			for _, p := range n.Phis {
 				v.place(p)
-				v.visible[p] = true
+				v.visible.add(p)
 				defs = append(defs, p)
 			}
 			body := v.list(n.Body, depth+1)
 			for _, p := range n.Phis {
 				if len(p.Args) == 2 {
-					v.use(instrLabel{p, " (back-edge arg)"}, p.Args[1])
+					v.use(p, " (back-edge arg)", p.Args[1])
 				}
 			}
-			v.use("loop condition", n.Cond)
+			v.use(nil, "loop condition", n.Cond)
 			v.isBoolScalar("loop condition", n.Cond)
 			v.hide(body)
 		default:
@@ -259,7 +319,7 @@ func (v *verifier) list(nodes []Node, depth int) []*Instr {
 
 func (v *verifier) hide(defs []*Instr) {
 	for _, d := range defs {
-		delete(v.visible, d)
+		v.visible.remove(d)
 	}
 }
 

@@ -56,3 +56,67 @@ func TestVerifyNamesInstructionInUseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyPlacementErrors checks the placement rules Verify tracks in
+// its ID-indexed sets: an instruction placed twice, two instructions
+// with one ID, an ID out of range, and a value read after its scope.
+func TestVerifyPlacementErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(f *Func, b *Builder)
+		want  string // "" for valid IR
+	}{
+		{"valid", func(f *Func, b *Builder) {
+			c := b.ConstF(1)
+			b.EmitIndex(OpStoreOutput, Void, 0, b.Emit(OpFAdd, Float, c, c))
+		}, ""},
+		{"placed twice", func(f *Func, b *Builder) {
+			c := b.ConstF(1)
+			blk := f.Body[0].(*Block)
+			blk.Instrs = append(blk.Instrs, c)
+		}, "placed twice"},
+		{"shared ID", func(f *Func, b *Builder) {
+			c := b.ConstF(1)
+			d := b.ConstF(2)
+			d.ID = c.ID
+			b.EmitIndex(OpStoreOutput, Void, 0, b.Emit(OpFAdd, Float, c, d))
+		}, "used by two instructions"},
+		{"shared ID, both still visible", func(f *Func, b *Builder) {
+			c := b.ConstF(1)
+			d := b.ConstF(2)
+			d.ID = c.ID
+			b.EmitIndex(OpStoreOutput, Void, 0, b.Emit(OpFAdd, Float, d, c))
+		}, "used by two instructions"},
+		{"ID out of range", func(f *Func, b *Builder) {
+			c := b.ConstF(1)
+			c.ID = f.NumIDs() + 5
+			b.EmitIndex(OpStoreOutput, Void, 0, c)
+		}, "ID out of range"},
+		{"read after its scope", func(f *Func, b *Builder) {
+			n := b.If(b.ConstB(true))
+			b.SetList(&n.Then)
+			x := b.ConstF(1)
+			b.SetList(&f.Body)
+			b.EmitIndex(OpStoreOutput, Void, 0, x)
+		}, "not defined before it"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFunc("main", Fragment)
+			b := NewBuilder(f)
+			tc.build(f, b)
+			err := Verify(f, FormAny)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("valid IR rejected: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("accepted, want an error containing %q", tc.want)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("error %q does not contain %q", err, tc.want)
+			}
+			if tc.want != "" && strings.Contains(tc.name, "shared ID") && strings.Contains(err.Error(), "not defined before") {
+				t.Errorf("a shared ID made a visible operand look undefined: %v", err)
+			}
+		})
+	}
+}
