@@ -79,6 +79,9 @@ type GPU struct {
 	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
 	// rasteriser (tests compare both paths).
 	noHSR, noBlocks bool
+	// noInvariant runs every batch of a batch-invariant fragment program
+	// (invariant.go; tests compare both paths).
+	noInvariant bool
 	// noParallelBin makes the binner shade every vertex itself (tests
 	// compare with shadeParallel).
 	noParallelBin bool
@@ -378,8 +381,8 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
-		v := g.counters[(r-regPerfCounterBase)/8].Load()
+	if c, ok := perfCounterIndex(r); ok {
+		v := g.counters[c].Load()
 		if r%8 != 0 {
 			return uint32(v >> 32)
 		}

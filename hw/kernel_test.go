@@ -178,6 +178,7 @@ type testFrame struct {
 	draws         []testDraw
 	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
 	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
+	shareFS       bool // draws with the same FS source use one copy of its code
 }
 
 type frameResult struct {
@@ -236,12 +237,17 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	cl.Emit(&bin, cl.ClipperXYScaling{X: float32(w) / 2, Y: float32(h) / 2})
 	cl.Emit(&bin, cl.ClipperZScaleAndOffset{Scale: 0.5, Offset: 0.5})
 	cl.Emit(&bin, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true})
+	fsVAs := map[string]uint32{}
 	for _, d := range fr.draws {
 		fsSrc := d.fs
 		if fsSrc == "" {
 			fsSrc = testFSVarying
 		}
-		fsVA := k.boWith(asm(t, fsSrc), false)
+		fsVA, ok := fsVAs[fsSrc]
+		if !ok || !fr.shareFS {
+			fsVA = k.boWith(asm(t, fsSrc), false)
+			fsVAs[fsSrc] = fsVA
+		}
 		unifVA := k.boWith(f32le(append(d.uniforms, 0)...), false)
 		var vb []float32
 		for _, v := range d.verts {

@@ -58,6 +58,7 @@ const (
 	CtrFSInstructions        // fragment-shader instructions
 	CtrHSRPrimitives         // primitives hidden-surface removal skipped (never rasterised)
 	CtrRasterBlocks          // 4×4 blocks the block rasteriser found fully covered
+	CtrFSBatchesReused       // of fs.batches, those a batch-invariant program's earlier batch served (invariant.go)
 
 	NumCounters
 )
@@ -103,6 +104,7 @@ var counterNames = [NumCounters]string{
 	CtrFSInstructions:        "fs.instructions",
 	CtrHSRPrimitives:         "render.hsr_primitives",
 	CtrRasterBlocks:          "render.raster_blocks",
+	CtrFSBatchesReused:       "fs.batches_reused",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -130,14 +132,41 @@ func engineCounters(e int) (first Counter, n int) {
 }
 
 // RegPerfCounter is the low word of counter c in the counter block; the
-// high word is at +4.
-func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
+// high word is at +4. Counters 0–31 lie at 0xA00 + 8·c (below the tile
+// trace's registers), counters from 32 on in a second window at
+// 0xF00 + 8·(c − 32).
+func RegPerfCounter(c Counter) Reg {
+	if c < perfWindowCounters {
+		return regPerfCounterBase + 8*Reg(c)
+	}
+	return regPerfCounterBase2 + 8*Reg(c-perfWindowCounters)
+}
 
-const regPerfCounterBase Reg = 0xA00
+// perfCounterIndex is the counter whose low or high word register r is.
+func perfCounterIndex(r Reg) (Counter, bool) {
+	var c Reg
+	switch {
+	case r >= regPerfCounterBase && r < regPerfCounterBase+8*perfWindowCounters:
+		c = (r - regPerfCounterBase) / 8
+	case r >= regPerfCounterBase2 && r < regPerfCounterBase2+8*perfWindowCounters:
+		c = (r-regPerfCounterBase2)/8 + perfWindowCounters
+	default:
+		return 0, false
+	}
+	if r%4 != 0 || c >= Reg(NumCounters) {
+		return 0, false
+	}
+	return Counter(c), true
+}
 
-// The block's registers end where the tile trace's begin: at most 32
-// counters fit below 0xB00.
-var _ [0xB00 - int(regPerfCounterBase) - 8*int(NumCounters)]struct{}
+const (
+	regPerfCounterBase  Reg = 0xA00
+	regPerfCounterBase2 Reg = 0xF00
+	perfWindowCounters      = 32
+)
+
+// Both windows hold at most 64 counters.
+var _ [2*perfWindowCounters - int(NumCounters)]struct{}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

@@ -94,34 +94,48 @@ func (w *worker) flushFragments() error {
 		return nil
 	}
 	bt := &w.batch
-	for lane := fb.n * 4; lane < qpu.Lanes; lane++ {
-		bt.FragX[lane], bt.FragY[lane], bt.FragZ[lane], bt.FragW[lane] = 0, 0, 0, 1
-		bt.FrontFacing[lane] = 0
-		bt.PointS[lane], bt.PointT[lane] = 0, 0
-		for k := 0; k < w.ras.nvary; k++ {
-			bt.Varyings[k*qpu.Lanes+lane] = 0
+	// A batch-invariant program's results for this uniform stream are
+	// known after its first batch (invariant.go).
+	invariant := w.fsInvariant()
+	w.fromMemo = invariant && w.memoHit()
+	if w.fromMemo {
+		fb.points = false
+		w.loadMemo(bt)
+		w.perf.ctr[CtrFSBatchesReused]++
+	} else {
+		for lane := fb.n * 4; lane < qpu.Lanes; lane++ {
+			bt.FragX[lane], bt.FragY[lane], bt.FragZ[lane], bt.FragW[lane] = 0, 0, 0, 1
+			bt.FrontFacing[lane] = 0
+			bt.PointS[lane], bt.PointT[lane] = 0, 0
+			for k := 0; k < w.ras.nvary; k++ {
+				bt.Varyings[k*qpu.Lanes+lane] = 0
+			}
 		}
-	}
-	hadPoints := fb.points
-	fb.points = false
-	bt.Stage = qpu.StageFragment
-	bt.UniformsVA = w.sr.fsUniforms
-	bt.QPUNumber = uint32(w.id + 1)
-	bt.LaneMask = fb.mask
-	bt.Kill = 0
-	bt.ZWritten = false
-	err := runShader(w.g, w.core, w.m, w.fsProg, bt)
-	if hadPoints {
-		bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
+		hadPoints := fb.points
+		fb.points = false
+		bt.Stage = qpu.StageFragment
+		bt.UniformsVA = w.sr.fsUniforms
+		bt.QPUNumber = uint32(w.id + 1)
+		bt.LaneMask = fb.mask
+		bt.Kill = 0
+		bt.ZWritten = false
+		err := runShader(w.g, w.core, w.m, w.fsProg, bt)
+		if hadPoints {
+			bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
+		}
+		if err != nil {
+			fb.n, fb.mask = 0, 0
+			return err
+		}
+		if invariant {
+			w.storeMemo(bt)
+		}
+		w.perf.qpuInstructions += bt.Instructions
+		w.perf.takeCore(w.core)
+		w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	}
 	mask := fb.mask
 	fb.n, fb.mask = 0, 0
-	if err != nil {
-		return err
-	}
-	w.perf.qpuInstructions += bt.Instructions
-	w.perf.takeCore(w.core)
-	w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	w.perf.ctr[CtrFSBatches]++
 	shaded := uint64(mbits.OnesCount16(mask))
 	w.perf.ctr[CtrFragmentsShaded] += shaded
@@ -160,7 +174,7 @@ func (w *worker) resolve(mask uint16) {
 			// converts it once; the check costs about 12 ns per batch when
 			// the colours vary. (A memo of the previous lane's colour
 			// measured slower than plain conversion for the "tex" scene.)
-			if uniformColor(bt) {
+			if w.batchUniform() {
 				packed := unorm8(bt.Color[0][0]) | unorm8(bt.Color[1][0])<<8 |
 					unorm8(bt.Color[2][0])<<16 | unorm8(bt.Color[3][0])<<24
 				for m := mask; m != 0; m &= m - 1 {
@@ -177,7 +191,7 @@ func (w *worker) resolve(mask uint16) {
 			}
 			return
 		}
-		if uniformColor(bt) {
+		if w.batchUniform() {
 			// One source colour for the batch (the "blend" scene): the memo
 			// is keyed by the destination alone.
 			bm := &w.memo
@@ -321,6 +335,15 @@ func uniformColor(bt *qpu.Batch) bool {
 	return diff == 0
 }
 
+// batchUniform is uniformColor of the batch, known without looking when
+// its results came from the memo of a batch-invariant program.
+func (w *worker) batchUniform() bool {
+	if w.fromMemo {
+		return w.fsMemo.uniform
+	}
+	return uniformColor(&w.batch)
+}
+
 // blendMemo is blendPixel through a one-entry memo of (source colour bits,
 // destination pixel) → result, valid for the current blend state (setState
 // and walk invalidate it). blendPixel is a pure function of those, so the
@@ -358,46 +381,7 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 			unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
 	}
 	src := [4]float32{clamp01(bt.Color[0][lane]), clamp01(bt.Color[1][lane]), clamp01(bt.Color[2][lane]), clamp01(bt.Color[3][lane])}
-	var out [4]uint32
-	if !s.blend {
-		for c := 0; c < 4; c++ {
-			out[c] = unorm8(src[c])
-		}
-	} else {
-		var d [4]float32
-		for c := 0; c < 4; c++ {
-			d[c] = float32(dst>>(8*c)&0xFF) / 255
-		}
-		for c := 0; c < 4; c++ {
-			eq, sf, df := s.eqRGB, s.srcRGB, s.dstRGB
-			if c == 3 {
-				eq, sf, df = s.eqA, s.srcA, s.dstA
-			}
-			fs := blendFactor(sf, c, &src, &d, &s.blendConst)
-			fd := blendFactor(df, c, &src, &d, &s.blendConst)
-			var v float32
-			switch eq {
-			case 1:
-				v = src[c]*fs - d[c]*fd
-			case 2:
-				v = d[c]*fd - src[c]*fs
-			case 3: // MIN and MAX ignore the factors (EXT_blend_minmax)
-				v = min(src[c], d[c])
-			case 4:
-				v = max(src[c], d[c])
-			default:
-				v = src[c]*fs + d[c]*fd
-			}
-			out[c] = unorm8(v)
-		}
-	}
-	res := dst
-	for c := 0; c < 4; c++ {
-		if s.colorMask[c] {
-			res = res&^(0xFF<<(8*c)) | out[c]<<(8*c)
-		}
-	}
-	return res
+	return w.blendColor(&src, dst)
 }
 
 func blendFactor(f uint32, c int, src, dst *[4]float32, k *[4]float32) float32 {
