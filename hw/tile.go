@@ -148,6 +148,7 @@ type worker struct {
 	fromMemo  bool
 	storeProg *qpu.Program
 	vsStores  bool
+	blend16   blendLanes // colorBatch's scratch
 
 	rec [maxRecordSize]byte
 

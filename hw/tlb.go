@@ -227,6 +227,10 @@ func (w *worker) resolve(mask uint16) {
 			}
 			return
 		}
+		if w.quadsDistinct(mask) {
+			w.colorBatch(mask)
+			return
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			lane := mbits.TrailingZeros16(m)
 			i := fb.quad[lane>>2] + laneOffset[lane&3]
@@ -234,6 +238,11 @@ func (w *worker) resolve(mask uint16) {
 		}
 		return
 	}
+	// With no two lanes on one pixel the colour writes of the lanes that
+	// pass do not depend on each other: they are made after the tests, 16
+	// at a time (colorBatch). Otherwise each is made in lane order.
+	batched := w.quadsDistinct(mask)
+	var write uint16
 	for lane := 0; lane < qpu.Lanes; lane++ {
 		if mask&(1<<lane) == 0 {
 			continue
@@ -272,13 +281,66 @@ func (w *worker) resolve(mask uint16) {
 			zs = zs&depthMax | stencilOp(face, face.zpass, stencil)<<24
 		}
 		w.zs[i] = zs
-		w.color[i] = w.blendMemo(lane, w.color[i])
+		if batched {
+			write |= 1 << lane
+		} else {
+			w.color[i] = w.blendMemo(lane, w.color[i])
+		}
 		w.perf.ctr[CtrFragmentsWritten]++
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended]++
 		}
 	}
 	w.perf.fragments += frags
+	if write != 0 {
+		if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
+			for m := write; m != 0; m &= m - 1 {
+				lane := mbits.TrailingZeros16(m)
+				w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
+					unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
+			}
+			return
+		}
+		w.colorBatch(write)
+	}
+}
+
+// quadsDistinct reports whether the quads holding the lanes of mask lie
+// on different pixels (a batch may hold quads of several primitives at
+// one place).
+func (w *worker) quadsDistinct(mask uint16) bool {
+	fb := &w.frag
+	var used [4]bool
+	for q := range 4 {
+		used[q] = mask>>(4*q)&0xF != 0
+	}
+	for a := 0; a < 4; a++ {
+		for b := a + 1; b < 4; b++ {
+			if used[a] && used[b] && fb.quad[a] == fb.quad[b] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// colorBatch blends and writes the colour of the lanes of mask, which lie
+// on different pixels, 16 lanes at a time (blend16.go).
+func (w *worker) colorBatch(mask uint16) {
+	fb := &w.frag
+	bl := &w.blend16
+	for l := range qpu.Lanes {
+		if mask&(1<<l) != 0 {
+			bl.px[l] = w.color[fb.quad[l>>2]+laneOffset[l&3]]
+		} else {
+			bl.px[l] = 0
+		}
+	}
+	w.colorLanes(bl)
+	for m := mask; m != 0; m &= m - 1 {
+		lane := mbits.TrailingZeros16(m)
+		w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = bl.px[lane]
+	}
 }
 
 func stencilOp(f *stencilFace, op, s uint32) uint32 {

@@ -1,0 +1,27 @@
+//go:build amd64 && !purego
+
+package hw
+
+import "github.com/tilegpu/tilegpu/hw/qpu"
+
+// combineLanes is combineLanesGo in SSE2 (blend16_amd64.s), which every
+// amd64 processor has: MULPS, ADDPS/SUBPS, MINPS/MAXPS in the Go code's
+// order, then the clamp (MAXPS with 0 as the source turns NaN into 0, as
+// clamp01 does), ·255 + 0.5 and CVTTPS2DQ, unorm8's truncation.
+func combineLanes(s, fs, d, fd *[qpu.Lanes]float32, eq uint32, out *[qpu.Lanes]uint32, shift uint) {
+	if shift == 0 {
+		*out = [qpu.Lanes]uint32{}
+	}
+	combineLanesSSE(s, fs, d, fd, eq, out, shift)
+}
+
+//go:noescape
+func combineLanesSSE(s, fs, d, fd *[qpu.Lanes]float32, eq uint32, out *[qpu.Lanes]uint32, shift uint)
+
+// prepareLanes is prepareLanesGo in SSE2.
+func prepareLanes(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst *[4][qpu.Lanes]float32) {
+	prepareLanesSSE(color, px, src, dst)
+}
+
+//go:noescape
+func prepareLanesSSE(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst *[4][qpu.Lanes]float32)

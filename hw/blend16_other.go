@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package hw
+
+import "github.com/tilegpu/tilegpu/hw/qpu"
+
+func combineLanes(s, fs, d, fd *[qpu.Lanes]float32, eq uint32, out *[qpu.Lanes]uint32, shift uint) {
+	combineLanesGo(s, fs, d, fd, eq, out, shift)
+}
+
+func prepareLanes(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst *[4][qpu.Lanes]float32) {
+	prepareLanesGo(color, px, src, dst)
+}

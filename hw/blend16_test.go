@@ -1,0 +1,143 @@
+package hw
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/tilegpu/tilegpu/hw/qpu"
+)
+
+// blendTestColor is a random shader colour channel: in [0, 1], out of
+// range, or one of the values clamping must handle (NaN, ±Inf, ±0,
+// denormals).
+func blendTestColor(rng *rand.Rand) float32 {
+	switch rng.Intn(10) {
+	case 0:
+		return []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+			math.Float32frombits(1), math.Float32frombits(0x80000001), 1, 0.5, 1.0000001}[rng.Intn(10)]
+	case 1:
+		return rng.Float32()*4 - 2
+	case 2:
+		return float32(rng.Intn(256)) / 255
+	}
+	return rng.Float32()
+}
+
+// TestColorLanesMatchesBlendPixel: the 16-lane colour write equals
+// blendPixel lane by lane for every blend equation (the five defined and
+// undefined codes), every source and destination factor of RGB and alpha,
+// every colour mask and blending off, on random colours and destination
+// pixels.
+func TestColorLanesMatchesBlendPixel(t *testing.T) {
+	rng := rand.New(rand.NewSource(47))
+	w := &worker{st: defaultRenderState()}
+	var bl blendLanes
+	check := func(what string) {
+		t.Helper()
+		for c := range 4 {
+			for l := range qpu.Lanes {
+				w.batch.Color[c][l] = blendTestColor(rng)
+			}
+		}
+		for l := range qpu.Lanes {
+			bl.px[l] = rng.Uint32()
+			if rng.Intn(4) == 0 {
+				bl.px[l] = []uint32{0, 0xFFFFFFFF, 0x80808080, 0xFF00FF00}[rng.Intn(4)]
+			}
+		}
+		var want [qpu.Lanes]uint32
+		for l := range qpu.Lanes {
+			want[l] = w.blendPixel(l, bl.px[l])
+		}
+		w.colorLanes(&bl)
+		for l := range qpu.Lanes {
+			if bl.px[l] != want[l] {
+				t.Fatalf("%s: lane %d = %#08x, blendPixel %#08x (colour %v)", what, l, bl.px[l], want[l],
+					[4]float32{w.batch.Color[0][l], w.batch.Color[1][l], w.batch.Color[2][l], w.batch.Color[3][l]})
+			}
+		}
+	}
+	s := &w.st
+	for mask := range 16 {
+		s.colorMask = [4]bool{mask&1 != 0, mask&2 != 0, mask&4 != 0, mask&8 != 0}
+		s.blend = false
+		check("blending off")
+		s.blend = true
+		for eq := uint32(0); eq < 16; eq++ {
+			for f := uint32(0); f < 16; f++ {
+				for _, k := range [][4]float32{{0.25, 0.5, 0.75, 1}, {-1, 2, float32(math.NaN()), 0.3}} {
+					s.blendConst = k
+					// f as each of the four factors, the others random.
+					r := func() uint32 { return uint32(rng.Intn(16)) }
+					for _, fac := range [][4]uint32{{f, r(), r(), r()}, {r(), f, r(), r()}, {r(), r(), f, r()}, {r(), r(), r(), f}} {
+						s.srcRGB, s.dstRGB, s.srcA, s.dstA = fac[0], fac[1], fac[2], fac[3]
+						s.eqRGB, s.eqA = eq, uint32(rng.Intn(16))
+						if rng.Intn(2) == 0 {
+							s.eqRGB, s.eqA = s.eqA, eq
+						}
+						check("blending")
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCombineLanes compares the SSE2 combining step with the Go one for
+// every equation code on the values colorLanes gives it: clamped colours
+// and factors in [0, 1] (denormals and zeros included).
+func TestCombineLanes(t *testing.T) {
+	rng := rand.New(rand.NewSource(53))
+	var s, fs, d, fd [qpu.Lanes]float32
+	for i := 0; i < 20000; i++ {
+		for l := range qpu.Lanes {
+			s[l], fs[l] = clamp01(blendTestColor(rng)), clamp01(blendTestColor(rng))
+			d[l], fd[l] = clamp01(blendTestColor(rng)), clamp01(blendTestColor(rng))
+		}
+		eq := uint32(rng.Intn(8))
+		shift := uint(8 * rng.Intn(4))
+		var got, want [qpu.Lanes]uint32
+		for l := range got {
+			got[l] = rng.Uint32() &^ (0xFF << shift)
+			want[l] = got[l]
+		}
+		if shift == 0 {
+			want = [qpu.Lanes]uint32{}
+		}
+		combineLanes(&s, &fs, &d, &fd, eq, &got, shift)
+		combineLanesGo(&s, &fs, &d, &fd, eq, &want, shift)
+		if got != want {
+			t.Fatalf("eq %d shift %d: %x, want %x (s %v fs %v d %v fd %v)", eq, shift, got, want, s, fs, d, fd)
+		}
+	}
+}
+
+// TestPrepareLanes compares the SSE2 clamp and unpack with the Go ones on
+// random and special colours (NaN, ±Inf, ±0, denormals) and pixels.
+func TestPrepareLanes(t *testing.T) {
+	rng := rand.New(rand.NewSource(59))
+	var color [4][qpu.Lanes]float32
+	var px [qpu.Lanes]uint32
+	for i := 0; i < 20000; i++ {
+		for c := range color {
+			for l := range color[c] {
+				color[c][l] = blendTestColor(rng)
+			}
+		}
+		for l := range px {
+			px[l] = rng.Uint32()
+		}
+		var src, dst, wsrc, wdst [4][qpu.Lanes]float32
+		prepareLanes(&color, &px, &src, &dst)
+		prepareLanesGo(&color, &px, &wsrc, &wdst)
+		for c := range 4 {
+			for l := range qpu.Lanes {
+				if math.Float32bits(src[c][l]) != math.Float32bits(wsrc[c][l]) || math.Float32bits(dst[c][l]) != math.Float32bits(wdst[c][l]) {
+					t.Fatalf("channel %d lane %d: colour %v → %v, want %v; pixel %#x → %v, want %v",
+						c, l, color[c][l], src[c][l], wsrc[c][l], px[l], dst[c][l], wdst[c][l])
+				}
+			}
+		}
+	}
+}
