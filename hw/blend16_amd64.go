@@ -25,3 +25,14 @@ func prepareLanes(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst 
 
 //go:noescape
 func prepareLanesSSE(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst *[4][qpu.Lanes]float32)
+
+// replaceRun is replaceRunGo in SSE2.
+func replaceRun(p []uint32, dst, out uint32) int {
+	if len(p) == 0 {
+		return 0
+	}
+	return replaceRunSSE(&p[0], len(p)&^3, dst, out)
+}
+
+//go:noescape
+func replaceRunSSE(p *uint32, n int, dst, out uint32) int

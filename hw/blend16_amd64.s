@@ -128,3 +128,33 @@ unpack:
 	CMPQ BX, $64
 	JLT  unpack
 	RET
+
+// func replaceRunSSE(p *uint32, n int, dst, out uint32) int
+//
+// Stores out over groups of four pixels of p[:n] (n a multiple of 4)
+// while all four equal dst; returns the index of the first group that
+// does not (n when every group did).
+TEXT ·replaceRunSSE(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVL dst+16(FP), AX
+	MOVL out+20(FP), DX
+	MOVL AX, X1
+	PSHUFD $0, X1, X1
+	MOVL DX, X2
+	PSHUFD $0, X2, X2
+	XORQ BX, BX
+rloop:
+	CMPQ BX, CX
+	JGE  rdone
+	MOVOU (SI)(BX*4), X0
+	PCMPEQL X1, X0
+	PMOVMSKB X0, R8
+	CMPL R8, $0xffff
+	JNE  rdone
+	MOVOU X2, (SI)(BX*4)
+	ADDQ $4, BX
+	JMP  rloop
+rdone:
+	MOVQ BX, ret+24(FP)
+	RET

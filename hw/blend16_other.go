@@ -11,3 +11,5 @@ func combineLanes(s, fs, d, fd *[qpu.Lanes]float32, eq uint32, out *[qpu.Lanes]u
 func prepareLanes(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst *[4][qpu.Lanes]float32) {
 	prepareLanesGo(color, px, src, dst)
 }
+
+func replaceRun(p []uint32, dst, out uint32) int { return replaceRunGo(p, dst, out) }

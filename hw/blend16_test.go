@@ -3,6 +3,7 @@ package hw
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
@@ -138,6 +139,28 @@ func TestPrepareLanes(t *testing.T) {
 						c, l, color[c][l], src[c][l], wsrc[c][l], px[l], dst[c][l], wdst[c][l])
 				}
 			}
+		}
+	}
+}
+
+// TestReplaceRun compares the SSE2 run replacement with the Go one on
+// rows with a mismatching pixel anywhere (or none).
+func TestReplaceRun(t *testing.T) {
+	rng := rand.New(rand.NewSource(61))
+	for i := 0; i < 5000; i++ {
+		n := 4 * rng.Intn(17)
+		dst, out := rng.Uint32(), rng.Uint32()
+		a := make([]uint32, n)
+		for j := range a {
+			a[j] = dst
+		}
+		if n > 0 && rng.Intn(4) != 0 {
+			a[rng.Intn(n)] = dst ^ 1<<uint(rng.Intn(32))
+		}
+		b := append([]uint32(nil), a...)
+		ga, gb := replaceRun(a, dst, out), replaceRunGo(b, dst, out)
+		if ga != gb || !slices.Equal(a, b) {
+			t.Fatalf("n %d: replaceRun %d %x, replaceRunGo %d %x", n, ga, a, gb, b)
 		}
 	}
 }

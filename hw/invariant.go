@@ -163,11 +163,17 @@ func (w *worker) spanBlocks(x, y, n int) {
 		out := w.blendColor(&src, dst)
 		for r := 0; r < 4; r++ {
 			row := w.color[i0+r*maxTileSize : i0+r*maxTileSize+width]
-			for i, d := range row {
-				if d != dst {
-					dst, out = d, w.blendColor(&src, d)
+			for i := 0; i < len(row); i += 4 { // width is a multiple of 4
+				if i += replaceRun(row[i:], dst, out); i == len(row) {
+					break
 				}
-				row[i] = out
+				p := (*[4]uint32)(row[i : i+4])
+				for j, d := range p {
+					if d != dst {
+						dst, out = d, w.blendColor(&src, d)
+					}
+					p[j] = out
+				}
 			}
 		}
 	}
@@ -239,3 +245,17 @@ var unorm8Float = func() (t [256]float32) {
 	}
 	return
 }()
+
+// replaceRunGo stores out over groups of four pixels of p (its length a
+// multiple of 4) while all four equal dst, and returns the index of the
+// first group that does not (len(p) when every group did).
+func replaceRunGo(p []uint32, dst, out uint32) int {
+	for i := 0; i+4 <= len(p); i += 4 {
+		q := (*[4]uint32)(p[i : i+4])
+		if q[0] != dst || q[1] != dst || q[2] != dst || q[3] != dst {
+			return i
+		}
+		*q = [4]uint32{out, out, out, out}
+	}
+	return len(p) &^ 3
+}
