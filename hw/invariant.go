@@ -1,6 +1,8 @@
 package hw
 
 import (
+	"math"
+
 	"github.com/tilegpu/tilegpu/hw/isa"
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
@@ -85,6 +87,7 @@ type fsMemo struct {
 	uniform bool
 	packed  uint32
 	src     [4]float32
+	srcBits [4]uint32 // lane 0's colour bits, the key of blendMemo
 }
 
 // fsInvariant reports whether the current fragment program is batch
@@ -113,6 +116,7 @@ func (w *worker) storeMemo(bt *qpu.Batch) {
 		unorm8(bt.Color[2][0])<<16 | unorm8(bt.Color[3][0])<<24
 	for c := range m.src {
 		m.src[c] = clamp01(bt.Color[c][0])
+		m.srcBits[c] = math.Float32bits(bt.Color[c][0])
 	}
 }
 
@@ -183,6 +187,55 @@ func (w *worker) spanBlocks(x, y, n int) {
 	c[CtrQuads] += uint64(4 * n)
 	c[CtrFSBatches] += uint64(n)
 	c[CtrFSBatchesReused] += uint64(n)
+	c[CtrFragmentsShaded] += frags
+	c[CtrFragmentsWritten] += frags
+	if s.blend {
+		c[CtrFragmentsBlended] += frags
+	}
+	w.perf.fragments += frags
+	w.cost.fragments += frags
+}
+
+// maskedBlock is spanBlocks for one partly covered 4×4 block at window
+// (x, y): masks[q] is the coverage of its quad q (emitQuad's lane order).
+// It counts what the quads would have counted, as one batch.
+func (w *worker) maskedBlock(x, y int, masks *[4]uint16) {
+	s := &w.st
+	m := &w.fsMemo
+	var frags, quads uint64
+	plain := !s.blend && s.colorMask == [4]bool{true, true, true, true}
+	src := m.src
+	for q, mask := range masks {
+		if mask == 0 {
+			continue
+		}
+		quads++
+		i0 := (y+2*(q>>1)-w.y0)*maxTileSize + x + 2*(q&1) - w.x0
+		for l := 0; l < 4; l++ {
+			if mask&(1<<l) == 0 {
+				continue
+			}
+			frags++
+			i := i0 + laneOffset[l]
+			if plain {
+				w.color[i] = m.packed
+				continue
+			}
+			bm := &w.memo
+			dst := w.color[i]
+			if !bm.valid || bm.dst != dst || bm.src != m.srcBits {
+				*bm = blendMemo{valid: true, src: m.srcBits, dst: dst, out: w.blendColor(&src, dst)}
+			}
+			w.color[i] = bm.out
+		}
+	}
+	if quads == 0 {
+		return
+	}
+	c := &w.perf.ctr
+	c[CtrQuads] += quads
+	c[CtrFSBatches]++
+	c[CtrFSBatchesReused]++
 	c[CtrFragmentsShaded] += frags
 	c[CtrFragmentsWritten] += frags
 	if s.blend {

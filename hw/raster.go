@@ -321,7 +321,15 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 // testing block by block.
 func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32, line, front bool, px0, py0, px1, py1 int) error {
 	planes := false
-	span := false // spanReady, which cannot turn false within a primitive
+	// span: spanReady, which cannot turn false within a primitive. The
+	// pending batch may hold an earlier primitive's quads on the pixels
+	// written directly, so it is shaded first.
+	span := w.spanReady()
+	if span && w.frag.n != 0 {
+		if err := w.flushFragments(); err != nil {
+			return err
+		}
+	}
 	qx0, qy0 := px0&^1, py0&^1
 	const three = 3 * subPixelOne
 	var lo, hi, stepX, stepY, rowV [3]int64
@@ -410,6 +418,19 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 					}
 					continue
 				}
+			}
+			if span {
+				// The block's covered pixels take the memo's colour
+				// directly (spanBlocks for a partly covered block).
+				var masks [4]uint16
+				for q := 0; q < 4; q++ {
+					x, y := bx+2*(q&1), by+2*(q>>1)
+					if x < px1 && y < py1 {
+						masks[q] = quadMask(e0, e1, e2, x, y) & rectMask(x, y, px0, py0, px1, py1)
+					}
+				}
+				w.maskedBlock(bx, by, &masks)
+				continue
 			}
 			for q := 0; q < 4; q++ {
 				x, y := bx+2*(q&1), by+2*(q>>1)
