@@ -162,9 +162,8 @@ func (w *worker) spanBlocks(x, y, n int) {
 		// of the destination pixel alone: one blend per run of equal
 		// destination pixels (a layer over a flat background is one
 		// blend per span).
-		src := m.src
 		dst := w.color[i0]
-		out := w.blendColor(&src, dst)
+		out := w.memoColor(dst)
 		for r := 0; r < 4; r++ {
 			row := w.color[i0+r*maxTileSize : i0+r*maxTileSize+width]
 			for i := 0; i < len(row); i += 4 { // width is a multiple of 4
@@ -174,7 +173,7 @@ func (w *worker) spanBlocks(x, y, n int) {
 				p := (*[4]uint32)(row[i : i+4])
 				for j, d := range p {
 					if d != dst {
-						dst, out = d, w.blendColor(&src, d)
+						dst, out = d, w.memoColor(d)
 					}
 					p[j] = out
 				}
@@ -204,7 +203,6 @@ func (w *worker) maskedBlock(x, y int, masks *[4]uint16) {
 	m := &w.fsMemo
 	var frags, quads uint64
 	plain := !s.blend && s.colorMask == [4]bool{true, true, true, true}
-	src := m.src
 	for q, mask := range masks {
 		if mask == 0 {
 			continue
@@ -221,12 +219,7 @@ func (w *worker) maskedBlock(x, y int, masks *[4]uint16) {
 				w.color[i] = m.packed
 				continue
 			}
-			bm := &w.memo
-			dst := w.color[i]
-			if !bm.valid || bm.dst != dst || bm.src != m.srcBits {
-				*bm = blendMemo{valid: true, src: m.srcBits, dst: dst, out: w.blendColor(&src, dst)}
-			}
-			w.color[i] = bm.out
+			w.color[i] = w.memoColor(w.color[i])
 		}
 	}
 	if quads == 0 {
@@ -243,6 +236,18 @@ func (w *worker) maskedBlock(x, y int, masks *[4]uint16) {
 	}
 	w.perf.fragments += frags
 	w.cost.fragments += frags
+}
+
+// memoColor is blendColor of the memo's colour over dst through the
+// worker's one-entry blend memo (blendMemo), which resolve's batches of
+// the same colour share.
+func (w *worker) memoColor(dst uint32) uint32 {
+	bm := &w.memo
+	m := &w.fsMemo
+	if !bm.valid || bm.dst != dst || bm.src != m.srcBits {
+		*bm = blendMemo{valid: true, src: m.srcBits, dst: dst, out: w.blendColor(&m.src, dst)}
+	}
+	return bm.out
 }
 
 // blendColor is blendPixel for a colour already clamped to [0, 1].
