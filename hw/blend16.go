@@ -27,14 +27,7 @@ func (w *worker) colorLanes(bl *blendLanes) {
 	s := &w.st
 	prepareLanes(&w.batch.Color, &bl.px, &bl.src, &bl.dst)
 	if !s.blend {
-		for l := range qpu.Lanes {
-			bl.out[l] = 0
-		}
-		for c := range 4 {
-			for l := range qpu.Lanes {
-				bl.out[l] |= unorm8(bl.src[c][l]) << (8 * c)
-			}
-		}
+		packLanes(&bl.src, &bl.out)
 	} else {
 		for c := range 4 {
 			eq, sf, df := s.eqRGB, s.srcRGB, s.dstRGB
@@ -156,5 +149,13 @@ func prepareLanesGo(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, ds
 		for l := range qpu.Lanes {
 			dst[c][l] = unorm8Float[px[l]>>shift&0xFF]
 		}
+	}
+}
+
+// packLanesGo converts the batch's colours to RGBA8 pixels, lane by lane
+// as unorm8 does.
+func packLanesGo(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32) {
+	for l := range qpu.Lanes {
+		out[l] = unorm8(color[0][l]) | unorm8(color[1][l])<<8 | unorm8(color[2][l])<<16 | unorm8(color[3][l])<<24
 	}
 }

@@ -36,3 +36,9 @@ func replaceRun(p []uint32, dst, out uint32) int {
 
 //go:noescape
 func replaceRunSSE(p *uint32, n int, dst, out uint32) int
+
+// packLanes is packLanesGo in SSE2.
+func packLanes(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32) { packLanesSSE(color, out) }
+
+//go:noescape
+func packLanesSSE(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32)

@@ -158,3 +158,59 @@ rloop:
 rdone:
 	MOVQ BX, ret+24(FP)
 	RET
+
+// func packLanesSSE(color *[4][16]float32, out *[16]uint32)
+//
+// out[l] = unorm8(color[0][l]) | unorm8(color[1][l])<<8 | … <<24: clamp
+// (MAXPS with 0 as the source: NaN, −0 and negatives → 0; MINPS with 1),
+// ·255 + 0.5, CVTTPS2DQ, as unorm8 does.
+TEXT ·packLanesSSE(SB), NOSPLIT, $0-16
+	MOVQ color+0(FP), SI
+	MOVQ out+8(FP), DI
+	XORPS X4, X4             // 0
+	MOVL $0x3f800000, R11    // 1.0
+	MOVL R11, X5
+	SHUFPS $0, X5, X5
+	MOVL $0x437f0000, R11    // 255.0
+	MOVL R11, X6
+	SHUFPS $0, X6, X6
+	MOVL $0x3f000000, R11    // 0.5
+	MOVL R11, X7
+	SHUFPS $0, X7, X7
+	XORQ BX, BX
+ploop:
+	MOVUPS (SI)(BX*1), X0    // red
+	MAXPS X4, X0
+	MINPS X5, X0
+	MULPS X6, X0
+	ADDPS X7, X0
+	CVTTPS2PL X0, X0
+	MOVUPS 64(SI)(BX*1), X1  // green
+	MAXPS X4, X1
+	MINPS X5, X1
+	MULPS X6, X1
+	ADDPS X7, X1
+	CVTTPS2PL X1, X1
+	PSLLL $8, X1
+	POR X1, X0
+	MOVUPS 128(SI)(BX*1), X1 // blue
+	MAXPS X4, X1
+	MINPS X5, X1
+	MULPS X6, X1
+	ADDPS X7, X1
+	CVTTPS2PL X1, X1
+	PSLLL $16, X1
+	POR X1, X0
+	MOVUPS 192(SI)(BX*1), X1 // alpha
+	MAXPS X4, X1
+	MINPS X5, X1
+	MULPS X6, X1
+	ADDPS X7, X1
+	CVTTPS2PL X1, X1
+	PSLLL $24, X1
+	POR X1, X0
+	MOVOU X0, (DI)(BX*1)
+	ADDQ $16, BX
+	CMPQ BX, $64
+	JLT  ploop
+	RET

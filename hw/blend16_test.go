@@ -164,3 +164,23 @@ func TestReplaceRun(t *testing.T) {
 		}
 	}
 }
+
+// TestPackLanes compares the SSE2 RGBA8 conversion with unorm8 lane by
+// lane on random and special colours.
+func TestPackLanes(t *testing.T) {
+	rng := rand.New(rand.NewSource(67))
+	var color [4][qpu.Lanes]float32
+	for i := 0; i < 20000; i++ {
+		for c := range color {
+			for l := range color[c] {
+				color[c][l] = blendTestColor(rng)
+			}
+		}
+		var got, want [qpu.Lanes]uint32
+		packLanes(&color, &got)
+		packLanesGo(&color, &want)
+		if got != want {
+			t.Fatalf("%x, want %x (colours %v)", got, want, color)
+		}
+	}
+}

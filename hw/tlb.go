@@ -183,12 +183,7 @@ func (w *worker) resolve(mask uint16) {
 				}
 				return
 			}
-			for m := mask; m != 0; m &= m - 1 {
-				lane := mbits.TrailingZeros16(m)
-				i := fb.quad[lane>>2] + laneOffset[lane&3]
-				w.color[i] = unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
-					unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
-			}
+			w.storeBatch(mask)
 			return
 		}
 		if w.batchUniform() {
@@ -294,11 +289,7 @@ func (w *worker) resolve(mask uint16) {
 	w.perf.fragments += frags
 	if write != 0 {
 		if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
-			for m := write; m != 0; m &= m - 1 {
-				lane := mbits.TrailingZeros16(m)
-				w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
-					unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
-			}
+			w.storeBatch(write)
 			return
 		}
 		w.colorBatch(write)
@@ -322,6 +313,20 @@ func (w *worker) quadsDistinct(mask uint16) bool {
 		}
 	}
 	return true
+}
+
+// storeBatch writes the colour of the lanes of mask as RGBA8 without
+// blending, all channels: the 16 lanes are converted at once (packLanes),
+// then written in lane order (a pixel two lanes share gets the later one,
+// as lane-by-lane writes leave it).
+func (w *worker) storeBatch(mask uint16) {
+	fb := &w.frag
+	bl := &w.blend16
+	packLanes(&w.batch.Color, &bl.out)
+	for m := mask; m != 0; m &= m - 1 {
+		lane := mbits.TrailingZeros16(m)
+		w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = bl.out[lane]
+	}
 }
 
 // colorBatch blends and writes the colour of the lanes of mask, which lie
