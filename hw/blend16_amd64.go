@@ -42,3 +42,12 @@ func packLanes(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32) { packLanes
 
 //go:noescape
 func packLanesSSE(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32)
+
+// depthLanes is depthLanesGo in SSE2: MAXPD with 0 as the source gives 0
+// for NaN, −0 and negatives (depthTo24's !(z > 0)), MINPD with 1 gives 1
+// above 1 (1·depthMax + 0.5 truncates to depthMax), then ·depthMax + 0.5
+// and CVTTPD2DQ, the truncating conversion.
+func depthLanes(z *[qpu.Lanes]float64, out *[qpu.Lanes]uint32) { depthLanesSSE(z, out) }
+
+//go:noescape
+func depthLanesSSE(z *[qpu.Lanes]float64, out *[qpu.Lanes]uint32)

@@ -214,3 +214,33 @@ ploop:
 	CMPQ BX, $64
 	JLT  ploop
 	RET
+
+// func depthLanesSSE(z *[16]float64, out *[16]uint32)
+TEXT ·depthLanesSSE(SB), NOSPLIT, $0-16
+	MOVQ z+0(FP), SI
+	MOVQ out+8(FP), DI
+	XORPD X4, X4                  // 0
+	MOVQ $0x3ff0000000000000, R11 // 1.0
+	MOVQ R11, X5
+	UNPCKLPD X5, X5
+	MOVQ $0x416fffffe0000000, R11 // 16777215.0 (depthMax)
+	MOVQ R11, X6
+	UNPCKLPD X6, X6
+	MOVQ $0x3fe0000000000000, R11 // 0.5
+	MOVQ R11, X7
+	UNPCKLPD X7, X7
+	XORQ BX, BX
+	XORQ CX, CX
+dloop:
+	MOVUPD (SI)(BX*1), X0
+	MAXPD X4, X0
+	MINPD X5, X0
+	MULPD X6, X0
+	ADDPD X7, X0
+	CVTTPD2PL X0, X0              // two int32 in the low half
+	MOVQ X0, (DI)(CX*1)
+	ADDQ $16, BX
+	ADDQ $8, CX
+	CMPQ BX, $128
+	JLT  dloop
+	RET

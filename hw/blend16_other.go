@@ -15,3 +15,5 @@ func prepareLanes(color *[4][qpu.Lanes]float32, px *[qpu.Lanes]uint32, src, dst 
 func replaceRun(p []uint32, dst, out uint32) int { return replaceRunGo(p, dst, out) }
 
 func packLanes(color *[4][qpu.Lanes]float32, out *[qpu.Lanes]uint32) { packLanesGo(color, out) }
+
+func depthLanes(z *[qpu.Lanes]float64, out *[qpu.Lanes]uint32) { depthLanesGo(z, out) }

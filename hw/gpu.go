@@ -82,6 +82,10 @@ type GPU struct {
 	// noInvariant runs every batch of a batch-invariant fragment program
 	// (invariant.go; tests compare both paths).
 	noInvariant bool
+	// noLaneBatch makes resolve test and write lane by lane even when the
+	// lanes lie on different pixels (tests compare with depthBatch and
+	// colorBatch).
+	noLaneBatch bool
 	// noParallelBin makes the binner shade every vertex itself (tests
 	// compare with shadeParallel).
 	noParallelBin bool

@@ -148,7 +148,8 @@ type worker struct {
 	fromMemo  bool
 	storeProg *qpu.Program
 	vsStores  bool
-	blend16   blendLanes // colorBatch's scratch
+	blend16   blendLanes         // colorBatch's scratch
+	depthZ    [qpu.Lanes]float64 // depthBatch's TLB_Z depths
 
 	rec [maxRecordSize]byte
 

@@ -238,6 +238,19 @@ func (w *worker) resolve(mask uint16) {
 	// at a time (colorBatch). Otherwise each is made in lane order.
 	batched := w.quadsDistinct(mask)
 	var write uint16
+	if batched && !s.stencil {
+		// Depth test alone, lanes on different pixels: each lane's test
+		// and depth write touch only its own pixel (depth.go).
+		write = w.depthBatch(mask)
+		frags = uint64(mbits.OnesCount16(mask))
+		passed := uint64(mbits.OnesCount16(write))
+		w.perf.ctr[CtrFragmentsDepthFailed] += frags - passed
+		w.perf.ctr[CtrFragmentsWritten] += passed
+		if s.blend {
+			w.perf.ctr[CtrFragmentsBlended] += passed
+		}
+		mask = 0 // the lane loop below has nothing left to do
+	}
 	for lane := 0; lane < qpu.Lanes; lane++ {
 		if mask&(1<<lane) == 0 {
 			continue
@@ -300,19 +313,13 @@ func (w *worker) resolve(mask uint16) {
 // on different pixels (a batch may hold quads of several primitives at
 // one place).
 func (w *worker) quadsDistinct(mask uint16) bool {
-	fb := &w.frag
-	var used [4]bool
-	for q := range 4 {
-		used[q] = mask>>(4*q)&0xF != 0
+	if w.g.noLaneBatch {
+		return false
 	}
-	for a := 0; a < 4; a++ {
-		for b := a + 1; b < 4; b++ {
-			if used[a] && used[b] && fb.quad[a] == fb.quad[b] {
-				return false
-			}
-		}
-	}
-	return true
+	q := &w.frag.quad
+	u0, u1, u2, u3 := mask&0xF != 0, mask&0xF0 != 0, mask&0xF00 != 0, mask&0xF000 != 0
+	return !(u0 && u1 && q[0] == q[1] || u0 && u2 && q[0] == q[2] || u0 && u3 && q[0] == q[3] ||
+		u1 && u2 && q[1] == q[2] || u1 && u3 && q[1] == q[3] || u2 && u3 && q[2] == q[3])
 }
 
 // storeBatch writes the colour of the lanes of mask as RGBA8 without
