@@ -207,3 +207,53 @@ func TestFullBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestCoversRect checks coversRect against testing every pixel centre of
+// the rectangle, for random triangles (counter-clockwise, as rasterTri
+// orders them) and random block-aligned rectangles near them.
+func TestCoversRect(t *testing.T) {
+	rng := rand.New(rand.NewSource(79))
+	w := &worker{}
+	covered := 0
+	for i := 0; i < 20000; i++ {
+		var v [3]winVert
+		for k := range v {
+			v[k].X = int64(rng.Intn(80*subPixelOne)) - 8*subPixelOne
+			v[k].Y = int64(rng.Intn(80*subPixelOne)) - 8*subPixelOne
+		}
+		a, b, c := &v[0], &v[1], &v[2]
+		area := (b.X-a.X)*(c.Y-a.Y) - (c.X-a.X)*(b.Y-a.Y)
+		if area == 0 {
+			continue
+		}
+		if area < 0 {
+			b, c = c, b
+		}
+		var e0, e1, e2 edge
+		e0.setup(b, c)
+		e1.setup(c, a)
+		e2.setup(a, b)
+		px0, py0 := 2*rng.Intn(30), 2*rng.Intn(30)
+		px1, py1 := px0+4*(1+rng.Intn(8)), py0+4*(1+rng.Intn(8))
+		want := true
+		for y := py0; y < py1 && want; y++ {
+			for x := px0; x < px1; x++ {
+				cx, cy := int64(x)*subPixelOne+subPixelOne/2, int64(y)*subPixelOne+subPixelOne/2
+				if e0.at(cx, cy)|e1.at(cx, cy)|e2.at(cx, cy) < 0 {
+					want = false
+					break
+				}
+			}
+		}
+		if got := w.coversRect(&e0, &e1, &e2, px0, py0, px1, py1); got != want {
+			t.Fatalf("triangle %v %v %v, rectangle [%d,%d)×[%d,%d): coversRect %v, every centre inside %v",
+				[2]int64{a.X, a.Y}, [2]int64{b.X, b.Y}, [2]int64{c.X, c.Y}, px0, px1, py0, py1, got, want)
+		}
+		if want {
+			covered++
+		}
+	}
+	if covered < 100 {
+		t.Errorf("only %d covered rectangles: the test does not exercise coversRect", covered)
+	}
+}

@@ -342,6 +342,15 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 		stepX[k], stepY[k] = 4*e.sx, 4*e.sy
 		rowV[k] = e.at(cx0, cy0)
 	}
+	if span && w.coversRect(e0, e1, e2, px0, py0, px1, py1) {
+		// The whole (block-aligned) rectangle — typically the whole tile
+		// under a large primitive — is inside: one span per block row
+		// without looking at the edges row by row.
+		for by := py0; by < py1; by += 4 {
+			w.spanBlocks(px0, by, (px1-px0)/4)
+		}
+		return nil
+	}
 	// Blocks whose four columns lie inside [px0, px1): kRect0 ≤ k < kRect1.
 	kRect0 := (px0 - qx0 + 3) / 4
 	kRect1 := (px1 - qx0) / 4
@@ -455,6 +464,27 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 		}
 	}
 	return nil
+}
+
+// coversRect reports whether the rectangle [px0, px1)×[py0, py1) is made
+// of whole 4×4 blocks on rasterBlocks' grid (its corner on even pixels, its
+// sides multiples of 4) and every pixel centre in it is inside the three
+// edges: they are at its four corner centres, and the edge functions are
+// linear.
+func (w *worker) coversRect(e0, e1, e2 *edge, px0, py0, px1, py1 int) bool {
+	if px0&1 != 0 || py0&1 != 0 || (px1-px0)&3 != 0 || (py1-py0)&3 != 0 {
+		return false
+	}
+	x0 := int64(px0)*subPixelOne + subPixelOne/2
+	y0 := int64(py0)*subPixelOne + subPixelOne/2
+	x1 := int64(px1-1)*subPixelOne + subPixelOne/2
+	y1 := int64(py1-1)*subPixelOne + subPixelOne/2
+	for _, e := range [3]*edge{e0, e1, e2} {
+		if e.at(x0, y0)|e.at(x1, y0)|e.at(x0, y1)|e.at(x1, y1) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // fullBlocks narrows the block range [k0, k1) of a row to the blocks k
