@@ -133,10 +133,15 @@ func (w *worker) loadMemo(bt *qpu.Batch) {
 // depth written by the program, and no per-fragment test or sample work
 // that would need the batch (depth, stencil, samples, the overdraw view).
 func (w *worker) spanReady() bool {
-	s := &w.st
 	m := &w.fsMemo
-	return w.fsInvariant() && w.memoHit() && m.uniform && m.kill == 0 && !m.zWritten &&
-		!s.depthTest && !s.stencil && !w.cfg.msaa && !w.overdraw
+	return w.spanCandidate() && w.memoHit() && m.uniform && m.kill == 0 && !m.zWritten
+}
+
+// spanCandidate is spanReady's part that does not depend on the program's
+// result.
+func (w *worker) spanCandidate() bool {
+	s := &w.st
+	return w.fsInvariant() && !s.depthTest && !s.stencil && !w.cfg.msaa && !w.overdraw
 }
 
 // spanBlocks resolves n fully covered 4×4 blocks side by side, the first

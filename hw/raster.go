@@ -342,14 +342,40 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 		stepX[k], stepY[k] = 4*e.sx, 4*e.sy
 		rowV[k] = e.at(cx0, cy0)
 	}
-	if span && w.coversRect(e0, e1, e2, px0, py0, px1, py1) {
+	doneFirst := false // block (px0, py0) was emitted below
+	if !w.ras.earlyZ && w.spanCandidate() && w.coversRect(e0, e1, e2, px0, py0, px1, py1) {
 		// The whole (block-aligned) rectangle — typically the whole tile
 		// under a large primitive — is inside: one span per block row
-		// without looking at the edges row by row.
-		for by := py0; by < py1; by += 4 {
-			w.spanBlocks(px0, by, (px1-px0)/4)
+		// without looking at the edges row by row. If the program's
+		// result is not known yet, the first block runs it.
+		if !span {
+			if w.frag.n != 0 {
+				if err := w.flushFragments(); err != nil {
+					return err
+				}
+			}
+			w.perf.ctr[CtrRasterBlocks]++
+			w.setupPlanes(a, b, c, flat, line, front)
+			planes = true
+			if err := w.emitBlock(px0, py0); err != nil {
+				return err
+			}
+			doneFirst = true
+			span = w.spanReady()
 		}
-		return nil
+		if span {
+			by := py0
+			if doneFirst {
+				if n := (px1-px0)/4 - 1; n > 0 {
+					w.spanBlocks(px0+4, py0, n)
+				}
+				by += 4
+			}
+			for ; by < py1; by += 4 {
+				w.spanBlocks(px0, by, (px1-px0)/4)
+			}
+			return nil
+		}
 	}
 	// Blocks whose four columns lie inside [px0, px1): kRect0 ≤ k < kRect1.
 	kRect0 := (px0 - qx0 + 3) / 4
@@ -376,6 +402,9 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 		skip := int64(kAny0)
 		v0, v1, v2 = v0+skip*stepX[0], v1+skip*stepX[1], v2+skip*stepX[2]
 		for bx, k := qx0+4*kAny0, kAny0; k < kAny1; bx, k, v0, v1, v2 = bx+4, k+1, v0+stepX[0], v1+stepX[1], v2+stepX[2] {
+			if doneFirst && bx == px0 && by == py0 {
+				continue // emitted above
+			}
 			if k >= kFull0 && k < kFull1 {
 				// A partly filled batch is shaded first (it would be
 				// anyway, lanes are independent and resolve in the
