@@ -46,6 +46,29 @@ func BenchmarkRasterBlend(b *testing.B) {
 	b.ReportMetric(float64(b.N)*10*512*512/b.Elapsed().Seconds()/1e6, "Mpixels/s")
 }
 
+// BenchmarkRasterBlendVarying is BenchmarkRasterBlend with colours
+// interpolated across each quad (blended sprites): every batch's lanes
+// differ, so the colour write blends 16 lanes at a time (colorBatch).
+func BenchmarkRasterBlendVarying(b *testing.B) {
+	k := newTestKernel(b, 0, 128<<20)
+	blend := []cl.Record{cl.BlendConfig{Enable: true, SrcRGB: cl.BlendFactorSrcAlpha, DstRGB: cl.BlendFactorOneMinusSrcAlpha,
+		SrcAlpha: cl.BlendFactorSrcAlpha, DstAlpha: cl.BlendFactorOneMinusSrcAlpha}}
+	var draws []testDraw
+	for i := 0; i < 10; i++ {
+		f := float32(i) / 10
+		draws = append(draws, testDraw{mode: cl.PrimTriangleStrip, state: blend,
+			verts: []testVertex{{x: -1, y: -1, w: 1, r: f, g: 0.2, b: 0.9, a: 0.3}, {x: 1, y: -1, w: 1, r: 1 - f, g: 0.7, b: 0.1, a: 0.6},
+				{x: -1, y: 1, w: 1, r: 0.5, g: f, b: 0.4, a: 0.5}, {x: 1, y: 1, w: 1, r: 0.9, g: 0.3, b: f, a: 0.8}}})
+	}
+	_, pf := k.prepareFrame(&testFrame{width: 512, height: 512, draws: draws})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k.runFrame(pf)
+	}
+	b.ReportMetric(float64(b.N)*10*512*512/b.Elapsed().Seconds()/1e6, "Mpixels/s")
+}
+
 // BenchmarkRasterVaryings fills with ten perspective quads (w varies across
 // each) whose four varyings reach the colour: the plane-equation and
 // perspective-division path of emitQuad.

@@ -79,6 +79,13 @@ type GPU struct {
 	// noHSR turns hidden-surface removal off and noBlocks the 4×4 block
 	// rasteriser (tests compare both paths).
 	noHSR, noBlocks bool
+	// noInvariant runs every batch of a batch-invariant fragment program
+	// (invariant.go; tests compare both paths).
+	noInvariant bool
+	// noLaneBatch makes resolve test and write lane by lane even when the
+	// lanes lie on different pixels (tests compare with depthBatch and
+	// colorBatch).
+	noLaneBatch bool
 	// noParallelBin makes the binner shade every vertex itself (tests
 	// compare with shadeParallel).
 	noParallelBin bool
@@ -378,8 +385,8 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
-		v := g.counters[(r-regPerfCounterBase)/8].Load()
+	if c, ok := perfCounterIndex(r); ok {
+		v := g.counters[c].Load()
 		if r%8 != 0 {
 			return uint32(v >> 32)
 		}

@@ -181,6 +181,7 @@ type testFrame struct {
 	noHSR         bool           // DisableHSR in TILE_RENDERING_MODE_CONFIGURATION
 	format        cl.ColorFormat // colour buffer format (format_test.go)
 	load          []byte         // when set: the colour surface's memory, loaded into each tile first
+	shareFS       bool           // draws with the same FS source use one copy of its code
 }
 
 type frameResult struct {
@@ -239,12 +240,17 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	cl.Emit(&bin, cl.ClipperXYScaling{X: float32(w) / 2, Y: float32(h) / 2})
 	cl.Emit(&bin, cl.ClipperZScaleAndOffset{Scale: 0.5, Offset: 0.5})
 	cl.Emit(&bin, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true})
+	fsVAs := map[string]uint32{}
 	for _, d := range fr.draws {
 		fsSrc := d.fs
 		if fsSrc == "" {
 			fsSrc = testFSVarying
 		}
-		fsVA := k.boWith(asm(t, fsSrc), false)
+		fsVA, ok := fsVAs[fsSrc]
+		if !ok || !fr.shareFS {
+			fsVA = k.boWith(asm(t, fsSrc), false)
+			fsVAs[fsSrc] = fsVA
+		}
 		unifVA := k.boWith(f32le(append(d.uniforms, 0)...), false)
 		var vb []float32
 		for _, v := range d.verts {

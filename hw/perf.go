@@ -70,6 +70,7 @@ const (
 	CtrTMULanes              // lanes of vertex- and fragment-shader texture fetches
 	CtrTMUTexels             // texel words the render cores' TMUs read for them (1 nearest, 4 bilinear)
 	CtrTMUPageMisses         // render TMU accesses that missed the TMU's page cache (1 − misses/texels ≈ hit rate)
+	CtrFSBatchesReused       // of fs.batches, those a batch-invariant program's earlier batch served (invariant.go)
 
 	NumCounters
 )
@@ -127,6 +128,7 @@ var counterNames = [NumCounters]string{
 	CtrTMULanes:              "tmu.lanes",
 	CtrTMUTexels:             "tmu.texels",
 	CtrTMUPageMisses:         "tmu.page_misses",
+	CtrFSBatchesReused:       "fs.batches_reused",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -167,6 +169,14 @@ const regPerfCounterBase Reg = 0x1000
 const MaxCounters = 128
 
 var _ [MaxCounters - int(NumCounters)]struct{}
+
+// perfCounterIndex is the counter whose low or high word register r is.
+func perfCounterIndex(r Reg) (Counter, bool) {
+	if r < regPerfCounterBase || r >= regPerfCounterBase+8*Reg(NumCounters) || r%4 != 0 {
+		return 0, false
+	}
+	return Counter((r - regPerfCounterBase) / 8), true
+}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

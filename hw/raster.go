@@ -65,10 +65,13 @@ type rasterState struct {
 	// scissor ∩ tile ∩ framebuffer, window pixels, [x0,x1)×[y0,y1)
 	x0, y0, x1, y1 int
 	nvary          int
-	flat           uint32
-	earlyZ         bool
-	I              interp
-	verts          [4]winVert
+	// fillVary is how many varyings fillQuad interpolates: none for a
+	// batch-invariant fragment program, which reads none.
+	fillVary int
+	flat     uint32
+	earlyZ   bool
+	I        interp
+	verts    [4]winVert
 	// clipping scratch, kept here so nothing escapes per primitive
 	poly     [3]clipVert
 	lineA    clipVert
@@ -82,6 +85,10 @@ func (w *worker) setupRaster() {
 	r.x0, r.y0 = max(w.x0, s.clipL), max(w.y0, s.clipB)
 	r.x1, r.y1 = min(w.x1, s.clipR), min(w.y1, s.clipT)
 	r.nvary = w.sr.numVaryings
+	r.fillVary = r.nvary
+	if w.fsInvariant() {
+		r.fillVary = 0
+	}
 	r.flat = s.flat
 	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
 	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
@@ -300,31 +307,145 @@ func (w *worker) rasterTri(a, b, c *winVert, flat []float32, line bool) error {
 
 // rasterBlocks is rasterTri's walk for large triangles: 4×4 blocks aligned
 // to even pixels, whole blocks accepted or rejected by their corner
-// centres, the rest quad by quad as rasterTri does.
+// centres, the rest quad by quad as rasterTri does. The edge values at a
+// block's first centre are stepped from block to block; the corner values
+// differ from it by constants, so "inside at all four corners" is the
+// first value plus the smallest corner offset being >= 0, "outside at all
+// four" the first value plus the largest being < 0 (the same integers the
+// corners would give).
+//
+// Fully covered blocks of a batch-invariant fragment program whose
+// results are known (spanReady) are written as one span per block row
+// (spanBlocks): the row's fully covered blocks are found by solving the
+// three edge inequalities for the block index (fullBlocks) instead of
+// testing block by block.
 func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32, line, front bool, px0, py0, px1, py1 int) error {
 	planes := false
+	// span: spanReady, which cannot turn false within a primitive. The
+	// pending batch may hold an earlier primitive's quads on the pixels
+	// written directly, so it is shaded first.
+	span := w.spanReady()
+	if span && w.frag.n != 0 {
+		if err := w.flushFragments(); err != nil {
+			return err
+		}
+	}
 	qx0, qy0 := px0&^1, py0&^1
+	const three = 3 * subPixelOne
+	var lo, hi, stepX, stepY, rowV [3]int64
+	cx0 := int64(qx0)*subPixelOne + subPixelOne/2
+	cy0 := int64(qy0)*subPixelOne + subPixelOne/2
+	for k, e := range [3]*edge{e0, e1, e2} {
+		ox, oy := -e.dy*three, e.dx*three
+		lo[k] = min(ox, 0) + min(oy, 0)
+		hi[k] = max(ox, 0) + max(oy, 0)
+		stepX[k], stepY[k] = 4*e.sx, 4*e.sy
+		rowV[k] = e.at(cx0, cy0)
+	}
+	doneFirst := false // block (px0, py0) was emitted below
+	if !w.ras.earlyZ && w.spanCandidate() && w.coversRect(e0, e1, e2, px0, py0, px1, py1) {
+		// The whole (block-aligned) rectangle — typically the whole tile
+		// under a large primitive — is inside: one span per block row
+		// without looking at the edges row by row. If the program's
+		// result is not known yet, the first block runs it.
+		if !span {
+			if w.frag.n != 0 {
+				if err := w.flushFragments(); err != nil {
+					return err
+				}
+			}
+			w.perf.ctr[CtrRasterBlocks]++
+			w.setupPlanes(a, b, c, flat, line, front)
+			planes = true
+			if err := w.emitBlock(px0, py0); err != nil {
+				return err
+			}
+			doneFirst = true
+			span = w.spanReady()
+		}
+		if span {
+			by := py0
+			if doneFirst {
+				if n := (px1-px0)/4 - 1; n > 0 {
+					w.spanBlocks(px0+4, py0, n)
+				}
+				by += 4
+			}
+			for ; by < py1; by += 4 {
+				w.spanBlocks(px0, by, (px1-px0)/4)
+			}
+			return nil
+		}
+	}
+	// Blocks whose four columns lie inside [px0, px1): kRect0 ≤ k < kRect1.
+	kRect0 := (px0 - qx0 + 3) / 4
+	kRect1 := (px1 - qx0) / 4
+	kBlocks := (px1 - qx0 + 3) / 4 // blocks per row
 	for by := qy0; by < py1; by += 4 {
-		cy := int64(by)*subPixelOne + subPixelOne/2
-		for bx := qx0; bx < px1; bx += 4 {
-			cx := int64(bx)*subPixelOne + subPixelOne/2
-			// Edge values at the block's four corner pixel centres.
-			in0, out0 := blockCorners(e0, cx, cy)
-			in1, out1 := blockCorners(e1, cx, cy)
-			in2, out2 := blockCorners(e2, cx, cy)
-			if out0 || out1 || out2 {
+		rowFull := by >= py0 && by+4 <= py1
+		rv := rowV
+		v0, v1, v2 := rv[0], rv[1], rv[2]
+		rowV[0], rowV[1], rowV[2] = v0+stepY[0], v1+stepY[1], v2+stepY[2]
+		// Blocks outside no edge (kAny0 ≤ k < kAny1) and inside all
+		// three within the rectangle (kFull0 ≤ k < kFull1).
+		kAny0, kAny1 := 0, kBlocks
+		kFull0, kFull1 := 0, 0
+		for k := range 3 {
+			kAny0, kAny1 = fullBlocks(rv[k]+hi[k], stepX[k], kAny0, kAny1)
+		}
+		if rowFull && !w.ras.earlyZ {
+			kFull0, kFull1 = max(kRect0, kAny0), min(kRect1, kAny1)
+			for k := range 3 {
+				kFull0, kFull1 = fullBlocks(rv[k]+lo[k], stepX[k], kFull0, kFull1)
+			}
+		}
+		skip := int64(kAny0)
+		v0, v1, v2 = v0+skip*stepX[0], v1+skip*stepX[1], v2+skip*stepX[2]
+		for bx, k := qx0+4*kAny0, kAny0; k < kAny1; bx, k, v0, v1, v2 = bx+4, k+1, v0+stepX[0], v1+stepX[1], v2+stepX[2] {
+			if doneFirst && bx == px0 && by == py0 {
+				continue // emitted above
+			}
+			if k >= kFull0 && k < kFull1 {
+				// A partly filled batch is shaded first (it would be
+				// anyway, lanes are independent and resolve in the
+				// same order); otherwise one partial block would keep
+				// every later block of the triangle off this path.
+				if w.frag.n != 0 {
+					if err := w.flushFragments(); err != nil {
+						return err
+					}
+				}
+				if !span {
+					span = w.spanReady()
+				}
+				if span {
+					n := kFull1 - k
+					w.spanBlocks(bx, by, n)
+					n64 := int64(n - 1) // the loop's step adds the last one
+					bx, k = bx+4*(n-1), k+n-1
+					v0, v1, v2 = v0+n64*stepX[0], v1+n64*stepX[1], v2+n64*stepX[2]
+					continue
+				}
+				w.perf.ctr[CtrRasterBlocks]++
+				if !planes {
+					w.setupPlanes(a, b, c, flat, line, front)
+					planes = true
+				}
+				if err := w.emitBlock(bx, by); err != nil {
+					return err
+				}
 				continue
 			}
-			full := in0 && in1 && in2 && bx >= px0 && by >= py0 && bx+4 <= px1 && by+4 <= py1
+			full := v0+lo[0] >= 0 && v1+lo[1] >= 0 && v2+lo[2] >= 0 && rowFull && bx >= px0 && bx+4 <= px1
 			if full {
 				w.perf.ctr[CtrRasterBlocks]++
 				if !w.ras.earlyZ {
-					// A partly filled batch is shaded first (it would be
-					// anyway, lanes are independent and resolve in the
-					// same order); otherwise one partial block would keep
-					// every later block of the triangle off this path.
-					if err := w.flushFragments(); err != nil {
-						return err
+					// Unreachable: fullBlocks is exact, so every full
+					// block without early Z took the branch above.
+					if w.frag.n != 0 {
+						if err := w.flushFragments(); err != nil {
+							return err
+						}
 					}
 					if !planes {
 						w.setupPlanes(a, b, c, flat, line, front)
@@ -335,6 +456,19 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 					}
 					continue
 				}
+			}
+			if span {
+				// The block's covered pixels take the memo's colour
+				// directly (spanBlocks for a partly covered block).
+				var masks [4]uint16
+				for q := 0; q < 4; q++ {
+					x, y := bx+2*(q&1), by+2*(q>>1)
+					if x < px1 && y < py1 {
+						masks[q] = quadMask(e0, e1, e2, x, y) & rectMask(x, y, px0, py0, px1, py1)
+					}
+				}
+				w.maskedBlock(bx, by, &masks)
+				continue
 			}
 			for q := 0; q < 4; q++ {
 				x, y := bx+2*(q&1), by+2*(q>>1)
@@ -361,15 +495,46 @@ func (w *worker) rasterBlocks(e0, e1, e2 *edge, a, b, c *winVert, flat []float32
 	return nil
 }
 
-// blockCorners evaluates edge e at the corner pixel centres of the 4×4
-// block whose first centre is (cx, cy): inside at all four (so at all 16,
-// the edge function being linear), or outside at all four.
-func blockCorners(e *edge, cx, cy int64) (inside, outside bool) {
-	const three = 3 * subPixelOne
-	v00 := e.at(cx, cy)
-	v10, v01 := v00-e.dy*three, v00+e.dx*three
-	v11 := v10 + e.dx*three
-	return v00|v10|v01|v11 >= 0, v00&v10&v01&v11 < 0
+// coversRect reports whether the rectangle [px0, px1)×[py0, py1) is made
+// of whole 4×4 blocks on rasterBlocks' grid (its corner on even pixels, its
+// sides multiples of 4) and every pixel centre in it is inside the three
+// edges: they are at its four corner centres, and the edge functions are
+// linear.
+func (w *worker) coversRect(e0, e1, e2 *edge, px0, py0, px1, py1 int) bool {
+	if px0&1 != 0 || py0&1 != 0 || (px1-px0)&3 != 0 || (py1-py0)&3 != 0 {
+		return false
+	}
+	x0 := int64(px0)*subPixelOne + subPixelOne/2
+	y0 := int64(py0)*subPixelOne + subPixelOne/2
+	x1 := int64(px1-1)*subPixelOne + subPixelOne/2
+	y1 := int64(py1-1)*subPixelOne + subPixelOne/2
+	for _, e := range [3]*edge{e0, e1, e2} {
+		if e.at(x0, y0)|e.at(x1, y0)|e.at(x0, y1)|e.at(x1, y1) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fullBlocks narrows the block range [k0, k1) of a row to the blocks k
+// with v + k·step >= 0 (v: the edge value at the row's first block plus
+// the smallest corner offset; step: the change per block).
+func fullBlocks(v, step int64, k0, k1 int) (int, int) {
+	switch {
+	case step == 0:
+		if v < 0 {
+			return k0, k0
+		}
+	case step > 0: // k >= ceil(−v / step)
+		if m := ceilDiv(-v, step); m > int64(k0) {
+			k0 = int(min(m, int64(k1)))
+		}
+	default: // k <= floor(v / −step)
+		if m := floorDiv(v, -step) + 1; m < int64(k1) {
+			k1 = int(max(m, int64(k0)))
+		}
+	}
+	return k0, max(k1, k0)
 }
 
 // quadMask is the coverage of quad (x, y) by three edges: lane 0 (x,y),
@@ -731,14 +896,14 @@ func (w *worker) fillQuad(x, y, q int) {
 			bt.PointT[base+l] = float32(0.5 - (float64(py)+0.5-I.pcy)*I.pinv)
 		}
 	}
-	if r.nvary > 0 {
+	if r.fillVary > 0 {
 		var rw [4]float64
 		if I.affine {
 			rw = [4]float64{I.rw, I.rw, I.rw, I.rw}
 		} else {
 			rw = [4]float64{1 / iws[0], 1 / iws[1], 1 / iws[2], 1 / iws[3]}
 		}
-		for k := 0; k < r.nvary; k++ {
+		for k := 0; k < r.fillVary; k++ {
 			q := I.v[k] + I.vdx[k]*fx + I.vdy[k]*fy
 			dx, dy := I.vdx[k], I.vdy[k]
 			vb := (*[4]float32)(bt.Varyings[k*qpu.Lanes+base : k*qpu.Lanes+base+4])

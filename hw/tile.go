@@ -138,6 +138,19 @@ type worker struct {
 	memo     blendMemo
 	hsr      hsrScan
 
+	// Batch-invariant fragment programs (invariant.go): the results of
+	// the last real batch, whether the last program asked about is
+	// invariant, whether the batch being resolved came from the memo,
+	// and whether the last vertex program asked about may store.
+	fsMemo    fsMemo
+	invProg   *qpu.Program
+	invOK     bool
+	fromMemo  bool
+	storeProg *qpu.Program
+	vsStores  bool
+	blend16   blendLanes         // colorBatch's scratch
+	depthZ    [qpu.Lanes]float64 // depthBatch's TLB_Z depths
+
 	rec [maxRecordSize]byte
 
 	ms msaaTile // samples 1..3 with Multisample4x
@@ -238,6 +251,7 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.st = defaultRenderState()
 	w.memo.valid = false
+	w.fsMemo.valid = false // the uniform stream is read again in every tile
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
@@ -533,6 +547,13 @@ func (w *worker) shadeVertices() error {
 				o[5+k] = bt.VPMOut[(vbase+k)*16+l]
 			}
 		}
+	}
+	if w.storeProg != w.vsProg {
+		w.storeProg, w.vsStores = w.vsProg, programStoresMemory(w.vsProg)
+	}
+	if w.vsStores {
+		// It may have stored into a uniform stream (invariant.go).
+		w.fsMemo.valid = false
 	}
 	return nil
 }

@@ -94,34 +94,48 @@ func (w *worker) flushFragments() error {
 		return nil
 	}
 	bt := &w.batch
-	for lane := fb.n * 4; lane < qpu.Lanes; lane++ {
-		bt.FragX[lane], bt.FragY[lane], bt.FragZ[lane], bt.FragW[lane] = 0, 0, 0, 1
-		bt.FrontFacing[lane] = 0
-		bt.PointS[lane], bt.PointT[lane] = 0, 0
-		for k := 0; k < w.ras.nvary; k++ {
-			bt.Varyings[k*qpu.Lanes+lane] = 0
+	// A batch-invariant program's results for this uniform stream are
+	// known after its first batch (invariant.go).
+	invariant := w.fsInvariant()
+	w.fromMemo = invariant && w.memoHit()
+	if w.fromMemo {
+		fb.points = false
+		w.loadMemo(bt)
+		w.perf.ctr[CtrFSBatchesReused]++
+	} else {
+		for lane := fb.n * 4; lane < qpu.Lanes; lane++ {
+			bt.FragX[lane], bt.FragY[lane], bt.FragZ[lane], bt.FragW[lane] = 0, 0, 0, 1
+			bt.FrontFacing[lane] = 0
+			bt.PointS[lane], bt.PointT[lane] = 0, 0
+			for k := 0; k < w.ras.nvary; k++ {
+				bt.Varyings[k*qpu.Lanes+lane] = 0
+			}
 		}
-	}
-	hadPoints := fb.points
-	fb.points = false
-	bt.Stage = qpu.StageFragment
-	bt.UniformsVA = w.sr.fsUniforms
-	bt.QPUNumber = uint32(w.id + 1)
-	bt.LaneMask = fb.mask
-	bt.Kill = 0
-	bt.ZWritten = false
-	err := runShader(w.g, w.core, w.m, w.fsProg, bt)
-	if hadPoints {
-		bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
+		hadPoints := fb.points
+		fb.points = false
+		bt.Stage = qpu.StageFragment
+		bt.UniformsVA = w.sr.fsUniforms
+		bt.QPUNumber = uint32(w.id + 1)
+		bt.LaneMask = fb.mask
+		bt.Kill = 0
+		bt.ZWritten = false
+		err := runShader(w.g, w.core, w.m, w.fsProg, bt)
+		if hadPoints {
+			bt.PointS, bt.PointT = [qpu.Lanes]float32{}, [qpu.Lanes]float32{}
+		}
+		if err != nil {
+			fb.n, fb.mask = 0, 0
+			return err
+		}
+		if invariant {
+			w.storeMemo(bt)
+		}
+		w.perf.qpuInstructions += bt.Instructions
+		w.perf.takeCore(w.core)
+		w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	}
 	mask := fb.mask
 	fb.n, fb.mask = 0, 0
-	if err != nil {
-		return err
-	}
-	w.perf.qpuInstructions += bt.Instructions
-	w.perf.takeCore(w.core)
-	w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	w.perf.ctr[CtrFSBatches]++
 	shaded := uint64(mbits.OnesCount16(mask))
 	w.perf.ctr[CtrFragmentsShaded] += shaded
@@ -160,7 +174,7 @@ func (w *worker) resolve(mask uint16) {
 			// converts it once; the check costs about 12 ns per batch when
 			// the colours vary. (A memo of the previous lane's colour
 			// measured slower than plain conversion for the "tex" scene.)
-			if uniformColor(bt) {
+			if w.batchUniform() {
 				packed := unorm8(bt.Color[0][0]) | unorm8(bt.Color[1][0])<<8 |
 					unorm8(bt.Color[2][0])<<16 | unorm8(bt.Color[3][0])<<24
 				for m := mask; m != 0; m &= m - 1 {
@@ -169,15 +183,10 @@ func (w *worker) resolve(mask uint16) {
 				}
 				return
 			}
-			for m := mask; m != 0; m &= m - 1 {
-				lane := mbits.TrailingZeros16(m)
-				i := fb.quad[lane>>2] + laneOffset[lane&3]
-				w.color[i] = unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
-					unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
-			}
+			w.storeBatch(mask)
 			return
 		}
-		if uniformColor(bt) {
+		if w.batchUniform() {
 			// One source colour for the batch (the "blend" scene): the memo
 			// is keyed by the destination alone.
 			bm := &w.memo
@@ -213,12 +222,34 @@ func (w *worker) resolve(mask uint16) {
 			}
 			return
 		}
+		if w.cfg.format.quant == nil && w.quadsDistinct(mask) { // colorLanes packs RGBA8
+			w.colorBatch(mask)
+			return
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			lane := mbits.TrailingZeros16(m)
 			i := fb.quad[lane>>2] + laneOffset[lane&3]
 			w.color[i] = w.blendMemo(lane, w.color[i])
 		}
 		return
+	}
+	// With no two lanes on one pixel the colour writes of the lanes that
+	// pass do not depend on each other: they are made after the tests, 16
+	// at a time (colorBatch). Otherwise each is made in lane order.
+	batched := w.cfg.format.quant == nil && w.quadsDistinct(mask) // colorLanes packs RGBA8
+	var write uint16
+	if batched && !s.stencil {
+		// Depth test alone, lanes on different pixels: each lane's test
+		// and depth write touch only its own pixel (depth.go).
+		write = w.depthBatch(mask)
+		frags = uint64(mbits.OnesCount16(mask))
+		passed := uint64(mbits.OnesCount16(write))
+		w.perf.ctr[CtrFragmentsDepthFailed] += frags - passed
+		w.perf.ctr[CtrFragmentsWritten] += passed
+		if s.blend {
+			w.perf.ctr[CtrFragmentsBlended] += passed
+		}
+		mask = 0 // the lane loop below has nothing left to do
 	}
 	for lane := 0; lane < qpu.Lanes; lane++ {
 		if mask&(1<<lane) == 0 {
@@ -258,13 +289,70 @@ func (w *worker) resolve(mask uint16) {
 			zs = zs&depthMax | stencilOp(face, face.zpass, stencil)<<24
 		}
 		w.zs[i] = zs
-		w.color[i] = w.blendMemo(lane, w.color[i])
+		if batched {
+			write |= 1 << lane
+		} else {
+			w.color[i] = w.blendMemo(lane, w.color[i])
+		}
 		w.perf.ctr[CtrFragmentsWritten]++
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended]++
 		}
 	}
 	w.perf.fragments += frags
+	if write != 0 {
+		if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
+			w.storeBatch(write)
+			return
+		}
+		w.colorBatch(write)
+	}
+}
+
+// quadsDistinct reports whether the quads holding the lanes of mask lie
+// on different pixels (a batch may hold quads of several primitives at
+// one place).
+func (w *worker) quadsDistinct(mask uint16) bool {
+	if w.g.noLaneBatch {
+		return false
+	}
+	q := &w.frag.quad
+	u0, u1, u2, u3 := mask&0xF != 0, mask&0xF0 != 0, mask&0xF00 != 0, mask&0xF000 != 0
+	return !(u0 && u1 && q[0] == q[1] || u0 && u2 && q[0] == q[2] || u0 && u3 && q[0] == q[3] ||
+		u1 && u2 && q[1] == q[2] || u1 && u3 && q[1] == q[3] || u2 && u3 && q[2] == q[3])
+}
+
+// storeBatch writes the colour of the lanes of mask as RGBA8 without
+// blending, all channels: the 16 lanes are converted at once (packLanes),
+// then written in lane order (a pixel two lanes share gets the later one,
+// as lane-by-lane writes leave it).
+func (w *worker) storeBatch(mask uint16) {
+	fb := &w.frag
+	bl := &w.blend16
+	packLanes(&w.batch.Color, &bl.out)
+	for m := mask; m != 0; m &= m - 1 {
+		lane := mbits.TrailingZeros16(m)
+		w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = bl.out[lane]
+	}
+}
+
+// colorBatch blends and writes the colour of the lanes of mask, which lie
+// on different pixels, 16 lanes at a time (blend16.go).
+func (w *worker) colorBatch(mask uint16) {
+	fb := &w.frag
+	bl := &w.blend16
+	for l := range qpu.Lanes {
+		if mask&(1<<l) != 0 {
+			bl.px[l] = w.color[fb.quad[l>>2]+laneOffset[l&3]]
+		} else {
+			bl.px[l] = 0
+		}
+	}
+	w.colorLanes(bl)
+	for m := mask; m != 0; m &= m - 1 {
+		lane := mbits.TrailingZeros16(m)
+		w.color[fb.quad[lane>>2]+laneOffset[lane&3]] = bl.px[lane]
+	}
 }
 
 func stencilOp(f *stencilFace, op, s uint32) uint32 {
@@ -321,6 +409,15 @@ func uniformColor(bt *qpu.Batch) bool {
 	return diff == 0
 }
 
+// batchUniform is uniformColor of the batch, known without looking when
+// its results came from the memo of a batch-invariant program.
+func (w *worker) batchUniform() bool {
+	if w.fromMemo {
+		return w.fsMemo.uniform
+	}
+	return uniformColor(&w.batch)
+}
+
 // blendMemo is blendPixel through a one-entry memo of (source colour bits,
 // destination pixel) → result, valid for the current blend state (setState
 // and walk invalidate it). blendPixel is a pure function of those, so the
@@ -358,54 +455,7 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 			unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
 	}
 	src := [4]float32{clamp01(bt.Color[0][lane]), clamp01(bt.Color[1][lane]), clamp01(bt.Color[2][lane]), clamp01(bt.Color[3][lane])}
-	var out [4]uint32
-	if !s.blend {
-		for c := 0; c < 4; c++ {
-			if w.cfg.format.quant != nil {
-				out[c] = w.cfg.format.unormLow(c, src[c])
-			} else {
-				out[c] = unorm8(src[c])
-			}
-		}
-	} else {
-		var d [4]float32
-		for c := 0; c < 4; c++ {
-			d[c] = w.cfg.format.value(c, dst>>(8*c)&0xFF)
-		}
-		for c := 0; c < 4; c++ {
-			eq, sf, df := s.eqRGB, s.srcRGB, s.dstRGB
-			if c == 3 {
-				eq, sf, df = s.eqA, s.srcA, s.dstA
-			}
-			fs := blendFactor(sf, c, &src, &d, &s.blendConst)
-			fd := blendFactor(df, c, &src, &d, &s.blendConst)
-			var v float32
-			switch eq {
-			case 1:
-				v = src[c]*fs - d[c]*fd
-			case 2:
-				v = d[c]*fd - src[c]*fs
-			case 3: // MIN and MAX ignore the factors (EXT_blend_minmax)
-				v = min(src[c], d[c])
-			case 4:
-				v = max(src[c], d[c])
-			default:
-				v = src[c]*fs + d[c]*fd
-			}
-			if w.cfg.format.quant != nil { // low-bit colour formats (format.go)
-				out[c] = w.cfg.format.unormLow(c, v)
-			} else {
-				out[c] = unorm8(v)
-			}
-		}
-	}
-	res := dst
-	for c := 0; c < 4; c++ {
-		if s.colorMask[c] {
-			res = res&^(0xFF<<(8*c)) | out[c]<<(8*c)
-		}
-	}
-	return res
+	return w.blendColor(&src, dst)
 }
 
 func blendFactor(f uint32, c int, src, dst *[4]float32, k *[4]float32) float32 {

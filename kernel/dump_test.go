@@ -186,7 +186,7 @@ func TestCrashDumpAbortedShader(t *testing.T) {
 func TestCrashDumpHang(t *testing.T) {
 	d, _ := dumpDevice(t, 30*time.Millisecond)
 	f := mustOpen(t, d)
-	a, _ := hwJob(t, f, 64, 64, redFS, fullScreen, 150000)
+	a, _ := hwJob(t, f, 64, 64, busyFS, fullScreen, 150000)
 	if err := f.SubmitCL(a); err != nil {
 		t.Fatal(err)
 	}

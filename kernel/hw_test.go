@@ -85,6 +85,17 @@ const (
 		li tlb_b, 0
 		li tlb_a, 1.0
 		nop ; nop ; end`
+	// busyFS draws what redFS draws (blue is FRAG_Z·0) but reads a
+	// per-lane input, so hw runs every batch of it: a constant-colour
+	// program's results are reused after one batch (hw/invariant.go),
+	// which makes redFS jobs too quick to keep the GPU busy. Jobs meant
+	// to be long GPU work use it.
+	busyFS = `
+		li tlb_r, 1.0
+		li tlb_g, 0
+		nop ; fmul tlb_b, frag_z, 0
+		li tlb_a, 1.0
+		nop ; nop ; end`
 	// faultFS loads from a VA no context has mapped.
 	faultFS = `
 		li tmu_addr, 0x0bad0000
@@ -247,7 +258,7 @@ func TestHWWatchdogResetsLongJob(t *testing.T) {
 	slow, ok := mustOpen(t, d), mustOpen(t, d)
 	// 150,000 full-screen triangles: the GPU keeps making progress, so only
 	// the hard cap (hardCapFactor·JobTimeout) stops it.
-	as, _ := hwJob(t, slow, 64, 64, redFS, fullScreen, 150000)
+	as, _ := hwJob(t, slow, 64, 64, busyFS, fullScreen, 150000)
 	ao, target := hwJob(t, ok, 64, 64, redFS, fullScreen, 1)
 	if err := slow.SubmitCL(as); err != nil {
 		t.Fatal(err)

@@ -393,7 +393,7 @@ func TestHWHighPriorityOvertakesNormalQueue(t *testing.T) {
 	const queued = 6
 	var fences []uint64
 	// Each normal job bins 4000 full-screen triangles (tens of ms).
-	an, _ := hwJob(t, normal, 64, 64, redFS, fullScreen, 4000)
+	an, _ := hwJob(t, normal, 64, 64, busyFS, fullScreen, 4000)
 	for range queued {
 		if err := normal.SubmitCL(an); err != nil {
 			t.Fatal(err)
