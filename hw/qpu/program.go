@@ -42,6 +42,17 @@ const (
 	rdPointS
 	rdPointT
 	rdSmallImm
+	// compute inputs (docs/hardware.md §7.7)
+	rdLocalX
+	rdLocalY
+	rdLocalZ
+	rdLocalIndex
+	rdWorkgroupX
+	rdWorkgroupY
+	rdWorkgroupZ
+	rdNumGroupsX
+	rdNumGroupsY
+	rdNumGroupsZ
 )
 
 // write destinations beyond the register files (0–63: A0–A31, B0–B31)
@@ -74,6 +85,11 @@ const (
 	dstTMUAddr
 	dstTMUStoreData
 	dstTMUStoreAddr
+	// compute memory ports (docs/hardware.md §7.7)
+	dstSharedLoad
+	dstSharedStore
+	dstSharedAtomicAdd
+	dstTMUAtomicAdd
 )
 
 // flag sources
@@ -393,6 +409,14 @@ func (p *Program) dest(w isa.Waddr, fileB bool) uint8 {
 		return dstVPMReadSetup
 	case isa.WaddrVPMWSetup:
 		return dstVPMWriteSetup
+	case isa.WaddrSharedLoad:
+		return dstSharedLoad
+	case isa.WaddrSharedStore:
+		return dstSharedStore
+	case isa.WaddrSharedAtomicAdd:
+		return dstSharedAtomicAdd
+	case isa.WaddrTMUAtomicAdd:
+		return dstTMUAtomicAdd
 	}
 	switch {
 	case w.IsTLB():
@@ -447,6 +471,31 @@ func (p *Program) read(r isa.Raddr, fileB bool) (kind, reg uint8) {
 			return rdPointT, 0
 		}
 		return rdPointS, 0
+	case isa.RaddrLocalIDX: // local_id_y on B
+		if fileB {
+			return rdLocalY, 0
+		}
+		return rdLocalX, 0
+	case isa.RaddrLocalIDZ: // local_index on B
+		if fileB {
+			return rdLocalIndex, 0
+		}
+		return rdLocalZ, 0
+	case isa.RaddrWorkgroupX: // wg_id_y on B
+		if fileB {
+			return rdWorkgroupY, 0
+		}
+		return rdWorkgroupX, 0
+	case isa.RaddrWorkgroupZ: // num_wg_x on B
+		if fileB {
+			return rdNumGroupsX, 0
+		}
+		return rdWorkgroupZ, 0
+	case isa.RaddrNumGroupsY: // num_wg_z on B
+		if fileB {
+			return rdNumGroupsZ, 0
+		}
+		return rdNumGroupsY, 0
 	}
 	panic(fmt.Sprintf("BUG: qpu: undecodable read address %d", r))
 }
