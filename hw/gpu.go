@@ -378,12 +378,15 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
-		v := g.counters[(r-regPerfCounterBase)/8].Load()
-		if r%8 != 0 {
+	if c, hi, ok := counterOfReg(r); ok {
+		v := g.counters[c].Load()
+		if hi {
 			return uint32(v >> 32)
 		}
 		return uint32(v)
+	}
+	if v, ok := g.readCSDReg(r); ok {
+		return v
 	}
 	if r >= cpStatusRegBase && r < cpStatusRegBase+4*numEngines && r%4 == 0 {
 		return g.engines[(r-cpStatusRegBase)/4].status.Load()

@@ -59,15 +59,26 @@ const (
 	CtrHSRPrimitives         // primitives hidden-surface removal skipped (never rasterised)
 	CtrRasterBlocks          // 4×4 blocks the block rasteriser found fully covered
 
+	// COMPUTE engine counters (csd.go), in the block's second window.
+	CtrComputeDispatches     // COMPUTE_DISPATCH descriptors run
+	CtrComputeWorkgroups     // workgroups run
+	CtrComputeBatches        // 16-lane compute batches run
+	CtrComputeInvocations    // invocations run (lanes inside their workgroup)
+	CtrComputeInstructions   // compute-shader instructions (per 16-lane instruction)
+	CtrComputeBarriers       // BARRIER signals executed (per batch)
+	CtrComputeSharedAccesses // shared-memory loads, stores and atomics (per lane)
+
 	NumCounters
 )
 
 // The counter ranges of the two engines.
 const (
-	CounterBinFirst    = CtrBinPrimitives
-	CounterRenderFirst = CtrTiles
-	NumBinCounters     = int(CounterRenderFirst - CounterBinFirst)
-	NumRenderCounters  = int(NumCounters - CounterRenderFirst)
+	CounterBinFirst     = CtrBinPrimitives
+	CounterRenderFirst  = CtrTiles
+	CounterComputeFirst = CtrComputeDispatches
+	NumBinCounters      = int(CounterRenderFirst - CounterBinFirst)
+	NumRenderCounters   = int(CounterComputeFirst - CounterRenderFirst)
+	NumComputeCounters  = int(NumCounters - CounterComputeFirst)
 )
 
 var counterNames = [NumCounters]string{
@@ -103,6 +114,13 @@ var counterNames = [NumCounters]string{
 	CtrFSInstructions:        "fs.instructions",
 	CtrHSRPrimitives:         "render.hsr_primitives",
 	CtrRasterBlocks:          "render.raster_blocks",
+	CtrComputeDispatches:     "compute.dispatches",
+	CtrComputeWorkgroups:     "compute.workgroups",
+	CtrComputeBatches:        "compute.batches",
+	CtrComputeInvocations:    "compute.invocations",
+	CtrComputeInstructions:   "compute.instructions",
+	CtrComputeBarriers:       "compute.barriers",
+	CtrComputeSharedAccesses: "compute.shared_accesses",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -118,26 +136,60 @@ func (c Counter) Engine() int {
 	if c < CounterRenderFirst {
 		return EngineBin
 	}
+	if c >= CounterComputeFirst {
+		return EngineCompute
+	}
 	return EngineRender
 }
 
 // engineCounters is the range of engine e's counters.
 func engineCounters(e int) (first Counter, n int) {
-	if e == EngineBin {
+	switch e {
+	case EngineBin:
 		return CounterBinFirst, NumBinCounters
+	case EngineCompute:
+		return CounterComputeFirst, NumComputeCounters
 	}
 	return CounterRenderFirst, NumRenderCounters
 }
 
 // RegPerfCounter is the low word of counter c in the counter block; the
-// high word is at +4.
-func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
+// high word is at +4. Counters 0..31 are at 0xA00 + 8·c; the window ends
+// where the tile trace's registers begin, so counters from 32 on are in
+// a second window at 0x1000 + 8·(c−32).
+func RegPerfCounter(c Counter) Reg {
+	if c < counterWindow {
+		return regPerfCounterBase + 8*Reg(c)
+	}
+	return regPerfCounterBase2 + 8*Reg(c-counterWindow)
+}
 
-const regPerfCounterBase Reg = 0xA00
+const (
+	regPerfCounterBase  Reg = 0xA00
+	regPerfCounterBase2 Reg = 0x1000
+	counterWindow           = 32
+)
 
-// The block's registers end where the tile trace's begin: at most 32
-// counters fit below 0xB00.
-var _ [0xB00 - int(regPerfCounterBase) - 8*int(NumCounters)]struct{}
+// counterOfReg returns the counter whose low (hi false) or high word r is.
+func counterOfReg(r Reg) (c Counter, hi, ok bool) {
+	var base Reg
+	switch {
+	case r >= regPerfCounterBase && r < regPerfCounterBase+8*counterWindow:
+		base = regPerfCounterBase
+	case r >= regPerfCounterBase2 && r < regPerfCounterBase2+8*Reg(NumCounters-counterWindow):
+		base, c = regPerfCounterBase2, counterWindow
+	default:
+		return 0, false, false
+	}
+	if r%4 != 0 || c+Counter((r-base)/8) >= NumCounters {
+		return 0, false, false
+	}
+	return c + Counter((r-base)/8), r%8 != 0, true
+}
+
+// Each window holds at most 32 counters (the first ends at the tile
+// trace's registers, 0xB00).
+var _ [2*counterWindow - int(NumCounters)]struct{}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

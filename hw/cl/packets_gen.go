@@ -358,6 +358,11 @@ const (
 	EventCounters  = 1 << 2 // COUNTERS
 )
 
+// ComputeFlags bits (ComputeDispatch.Flags).
+const (
+	ComputeFlagIndirect = 1 << 0 // INDIRECT
+)
+
 // Ring packet opcodes (header bits 23:16).
 const (
 	RingOpNop            uint8 = 0x10 // NOP
@@ -451,6 +456,7 @@ const (
 	SizeShaderRecord                   = 36
 	SizeAttributeRecord                = 12
 	SizeTextureDescriptor              = 32
+	SizeComputeDispatch                = 48
 )
 
 // RingNop is the ring packet NOP.
@@ -3067,6 +3073,105 @@ var layoutTextureDescriptor = Layout{
 	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 }
 
+// ComputeDispatch is the in-memory structure COMPUTE_DISPATCH.
+type ComputeDispatch struct {
+	NumGroupsX            uint32
+	NumGroupsY            uint32
+	NumGroupsZ            uint32
+	LocalSizeX            uint16
+	LocalSizeY            uint16
+	LocalSizeZ            uint16
+	Flags                 uint16
+	CodeAddress           uint32
+	UniformsAddress       uint32
+	SharedBytes           uint32
+	ScratchAddress        uint32
+	ScratchBytesPerThread uint32
+	IndirectAddress       uint32
+}
+
+// Size returns SizeComputeDispatch, the packed size in bytes.
+func (ComputeDispatch) Size() int { return SizeComputeDispatch }
+
+// Pack writes the packed COMPUTE_DISPATCH to dst[:SizeComputeDispatch]. dst must hold at least SizeComputeDispatch bytes.
+func (r ComputeDispatch) Pack(dst []byte) {
+	_ = dst[SizeComputeDispatch-1]
+	binary.LittleEndian.PutUint32(dst[0:], r.NumGroupsX)
+	binary.LittleEndian.PutUint32(dst[4:], r.NumGroupsY)
+	binary.LittleEndian.PutUint32(dst[8:], r.NumGroupsZ)
+	binary.LittleEndian.PutUint16(dst[12:], uint16(r.LocalSizeX))
+	binary.LittleEndian.PutUint16(dst[14:], uint16(r.LocalSizeY))
+	binary.LittleEndian.PutUint16(dst[16:], uint16(r.LocalSizeZ))
+	binary.LittleEndian.PutUint16(dst[18:], uint16(r.Flags))
+	binary.LittleEndian.PutUint32(dst[20:], r.CodeAddress)
+	binary.LittleEndian.PutUint32(dst[24:], r.UniformsAddress)
+	binary.LittleEndian.PutUint32(dst[28:], r.SharedBytes)
+	binary.LittleEndian.PutUint32(dst[32:], r.ScratchAddress)
+	binary.LittleEndian.PutUint32(dst[36:], r.ScratchBytesPerThread)
+	binary.LittleEndian.PutUint32(dst[40:], r.IndirectAddress)
+	dst[44] = 0
+	dst[45] = 0
+	dst[46] = 0
+	dst[47] = 0
+}
+
+// Unpack decodes a packed COMPUTE_DISPATCH from src, which must hold at least SizeComputeDispatch bytes.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *ComputeDispatch) Unpack(src []byte) error {
+	if len(src) < SizeComputeDispatch {
+		return errShort(&layoutComputeDispatch, len(src))
+	}
+	r.NumGroupsX = binary.LittleEndian.Uint32(src[0:])
+	r.NumGroupsY = binary.LittleEndian.Uint32(src[4:])
+	r.NumGroupsZ = binary.LittleEndian.Uint32(src[8:])
+	r.LocalSizeX = binary.LittleEndian.Uint16(src[12:])
+	r.LocalSizeY = binary.LittleEndian.Uint16(src[14:])
+	r.LocalSizeZ = binary.LittleEndian.Uint16(src[16:])
+	r.Flags = binary.LittleEndian.Uint16(src[18:])
+	r.CodeAddress = binary.LittleEndian.Uint32(src[20:])
+	r.UniformsAddress = binary.LittleEndian.Uint32(src[24:])
+	r.SharedBytes = binary.LittleEndian.Uint32(src[28:])
+	r.ScratchAddress = binary.LittleEndian.Uint32(src[32:])
+	r.ScratchBytesPerThread = binary.LittleEndian.Uint32(src[36:])
+	r.IndirectAddress = binary.LittleEndian.Uint32(src[40:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r ComputeDispatch) String() string {
+	var b [SizeComputeDispatch]byte
+	r.Pack(b[:])
+	return layoutComputeDispatch.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r ComputeDispatch) Check() error {
+	return nil
+}
+
+var layoutComputeDispatch = Layout{
+	Name:   "COMPUTE_DISPATCH",
+	GoName: "ComputeDispatch",
+	Size:   SizeComputeDispatch,
+	Fields: []Field{
+		{Name: "NumGroupsX", Text: "num_groups_x", Start: 0, Width: 32, Kind: KindUint},
+		{Name: "NumGroupsY", Text: "num_groups_y", Start: 32, Width: 32, Kind: KindUint},
+		{Name: "NumGroupsZ", Text: "num_groups_z", Start: 64, Width: 32, Kind: KindUint},
+		{Name: "LocalSizeX", Text: "local_size_x", Start: 96, Width: 16, Kind: KindUint},
+		{Name: "LocalSizeY", Text: "local_size_y", Start: 112, Width: 16, Kind: KindUint},
+		{Name: "LocalSizeZ", Text: "local_size_z", Start: 128, Width: 16, Kind: KindUint},
+		{Name: "Flags", Text: "flags", Start: 144, Width: 16, Kind: KindUint, Hex: true},
+		{Name: "CodeAddress", Text: "code_address", Start: 160, Width: 32, Kind: KindUint, Address: true},
+		{Name: "UniformsAddress", Text: "uniforms_address", Start: 192, Width: 32, Kind: KindUint, Address: true},
+		{Name: "SharedBytes", Text: "shared_bytes", Start: 224, Width: 32, Kind: KindUint},
+		{Name: "ScratchAddress", Text: "scratch_address", Start: 256, Width: 32, Kind: KindUint, Address: true},
+		{Name: "ScratchBytesPerThread", Text: "scratch_bytes_per_thread", Start: 288, Width: 32, Kind: KindUint},
+		{Name: "IndirectAddress", Text: "indirect_address", Start: 320, Width: 32, Kind: KindUint, Address: true},
+	},
+	AddressOffsets: []int{20, 24, 32, 40},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff},
+}
+
 // recordLayouts is indexed by control-list opcode.
 var recordLayouts = [256]*Layout{
 	OpHalt:                           &layoutHalt,
@@ -3118,6 +3223,7 @@ var (
 	ShaderRecordLayout      = &layoutShaderRecord
 	AttributeRecordLayout   = &layoutAttributeRecord
 	TextureDescriptorLayout = &layoutTextureDescriptor
+	ComputeDispatchLayout   = &layoutComputeDispatch
 )
 
 // newRecord returns a zero record of every control-list opcode, for

@@ -13,7 +13,7 @@ const (
 	SigLDTMU     Sig = 3 // pop the TMU FIFO into r4
 	SigSmallImm  Sig = 4 // raddr_b is a small immediate
 	SigLastTHRSW Sig = 5 // last thread switch
-	// SigBarrier (compute batches, docs/hardware.md §7.7): after this
+	// SigBarrier (compute batches, docs/hardware.md §9): after this
 	// instruction the batch waits until every running batch of its
 	// workgroup has reached a barrier; memory and shared-memory accesses
 	// before it are visible to every batch of the workgroup after it.
@@ -146,7 +146,7 @@ const (
 	RaddrPointT        Raddr = 44 // B
 	RaddrVPM           Raddr = 48 // A or B
 
-	// Compute batches (docs/hardware.md §7.7): each lane's invocation
+	// Compute batches (docs/hardware.md §9): each lane's invocation
 	// within its workgroup and the workgroup's coordinates. Other stages
 	// read 0.
 	RaddrLocalIDX   Raddr = 45 // A: gl_LocalInvocationID.x of this lane
@@ -166,7 +166,7 @@ type Waddr uint8
 
 // Write addresses. 0–31 are register-file entries (A for the add unit, B for
 // the mul unit, swapped by ws). 38, 39, 47 and 51 are the compute
-// batches' shared-memory and atomic ports (docs/hardware.md §7.7).
+// batches' shared-memory and atomic ports (docs/hardware.md §9).
 const (
 	WaddrR0              Waddr = 32
 	WaddrR1              Waddr = 33

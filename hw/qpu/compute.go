@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// Compute batches (docs/hardware.md §7.7). A workgroup of N invocations
+// Compute batches (docs/hardware.md §9). A workgroup of N invocations
 // runs as ceil(N/16) batches; invocation i is lane i%16 of batch i/16.
 // The dispatch unit (package hw, csd.go) fills ComputeInputs, runs the
 // batches of a workgroup concurrently (one core each) and gives them one

@@ -81,7 +81,7 @@ type Batch struct {
 	FrontFacing                [Lanes]uint32
 	PointS, PointT             [Lanes]float32
 
-	// Compute inputs (StageCompute, docs/hardware.md §7.7); see compute.go.
+	// Compute inputs (StageCompute, docs/hardware.md §9); see compute.go.
 	Compute ComputeInputs
 
 	// Results, reset by Run.

@@ -42,7 +42,7 @@ const (
 	rdPointS
 	rdPointT
 	rdSmallImm
-	// compute inputs (docs/hardware.md §7.7)
+	// compute inputs (docs/hardware.md §9)
 	rdLocalX
 	rdLocalY
 	rdLocalZ
@@ -85,7 +85,7 @@ const (
 	dstTMUAddr
 	dstTMUStoreData
 	dstTMUStoreAddr
-	// compute memory ports (docs/hardware.md §7.7)
+	// compute memory ports (docs/hardware.md §9)
 	dstSharedLoad
 	dstSharedStore
 	dstSharedAtomicAdd
