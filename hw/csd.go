@@ -222,7 +222,11 @@ func (u *csd) dispatch(d *cl.ComputeDispatch, gen uint64) error {
 		s := u.slot(k)
 		s.gen, s.stop = gen, &stop
 		for i := range s.threads {
+			// A new job may map other pages at the same VAs: empty the
+			// TLBs and the pages the cores retained (as the render
+			// workers do at every job start).
 			s.threads[i].m.copyContext(u.e.mmu)
+			s.threads[i].core.FlushPages()
 		}
 		wg.Add(1)
 		go func() {

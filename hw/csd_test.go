@@ -136,7 +136,7 @@ func TestComputeDispatchPrefixSum(t *testing.T) {
 		CtrComputeBatches:      gx * gy * local / 16,
 		CtrComputeInvocations:  n,
 		CtrComputeBarriers:     gx * gy * local / 16 * 12, // 6 steps, 2 barriers each
-		CtrComputeInstructions: 0,                          // checked below: nonzero
+		CtrComputeInstructions: 0,                         // checked below: nonzero
 	}
 	for c, w := range want {
 		got := r.k.g.counters[c].Load() - before[c]
@@ -262,5 +262,40 @@ func TestComputeDispatchReset(t *testing.T) {
 			t.Fatal("RESET did not stop the dispatch")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A new compute job whose uniforms sit at the VA of the last job's, in
+// another physical page, reads the new page: the dispatch unit's cores
+// drop the pages they retained when a job starts (found by the kernel's
+// second compute job reading the first one's stale uniforms).
+func TestComputeDispatchNewJobRemapsUniforms(t *testing.T) {
+	const storeCS = `
+		or r0, a.unif, a.unif
+		or tmu_stdata, a.unif, a.unif
+		or tmu_staddr, r0, r0
+		nop ; nop ; end
+	`
+	k := newTestKernel(t, 1, 16<<20)
+	code := k.boWith(asm(t, storeCS), false)
+	outVA, out := k.bo(4096, true)
+	unifVA, unif := k.bo(4096, false)
+	copy(unif, le32(outVA, 111))
+	listVA, list := k.bo(4096, false)
+	cl.ComputeDispatch{NumGroupsX: 1, NumGroupsY: 1, NumGroupsZ: 1, LocalSizeX: 1, LocalSizeY: 1, LocalSizeZ: 1,
+		CodeAddress: code, UniformsAddress: unifVA}.Pack(list)
+	for _, v := range []uint32{111, 222} {
+		if v == 222 {
+			// The next job: the same VA, a new physical page.
+			pa := k.allocPA(pageSize)
+			copy(k.mem[pa:], le32(outVA, 222))
+			k.mapPages(unifVA, pa, 1, false)
+		}
+		k.setContext(EngineCompute)
+		k.submit(EngineCompute, PacketHeader(PktIndirectBuffer, 2), listVA, cl.SizeComputeDispatch)
+		k.idle(EngineCompute)
+		if got := binary.LittleEndian.Uint32(out); got != v {
+			t.Fatalf("job storing %d stored %d", v, got)
+		}
 	}
 }

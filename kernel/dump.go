@@ -205,6 +205,10 @@ func (d *Device) dumpJob(dp *Dump, j *job) {
 		off := j.exec.pa + (va - j.exec.va)
 		return append([]byte(nil), d.mem[off:off+n]...)
 	}
+	if j.compute {
+		d.dumpComputeJob(dp, j, exec)
+		return
+	}
 	dp.BinCL, dp.BinCLAddress = exec(j.binVA, j.binSize), j.binVA
 	dp.RenderCL, dp.RenderCLAddress = exec(j.rclVA, j.rclSize), j.rclVA
 	dp.ShaderRecords, dp.ShaderRecordsAddress = exec(j.srVA, j.srSize), j.srVA

@@ -40,14 +40,15 @@ func (c PerfCounter) String() string { return hw.Counter(c).String() }
 // of 8 + 8·n bytes (timestamp, then the engine's n counters).
 var (
 	reportRecBytes = [numEngines]uint32{
-		engineBin:    8 + 8*uint32(hw.NumBinCounters),
-		engineRender: 8 + 8*uint32(hw.NumRenderCounters),
+		engineBin:     8 + 8*uint32(hw.NumBinCounters),
+		engineRender:  8 + 8*uint32(hw.NumRenderCounters),
+		engineCompute: 8 + 8*uint32(hw.NumComputeCounters),
 	}
 	reportBytes = 2*reportRecBytes[engineBin] + 2*reportRecBytes[engineRender]
 )
 
 // reportOff is where engine e's start (end=false) or end record lies in
-// the report area.
+// the report area. A compute job's area holds only COMPUTE's records.
 func reportOff(e int, end bool) uint32 {
 	off := uint32(0)
 	if e == engineRender {
@@ -73,7 +74,10 @@ type JobTimes struct {
 	BinEnd      uint64 // end-of-pipe on BIN: the bin list finished
 	RenderStart uint64 // start-of-pipe on RENDER
 	RenderEnd   uint64 // end-of-pipe on RENDER: its pixels are in memory
-	Retired     uint64 // the kernel signalled its fence
+	// A compute job's start- and end-of-pipe on COMPUTE (it has no bin
+	// or render times).
+	ComputeStart, ComputeEnd uint64
+	Retired                  uint64 // the kernel signalled its fence
 }
 
 // JobInfo is what the kernel knows of one job when it retires.
@@ -344,18 +348,23 @@ func (d *Device) jobInfo(j *job, err *Error) JobInfo {
 	}
 	base := j.tile.pa + j.reportOff
 	for e := range numEngines {
+		if j.compute != (e == engineCompute) {
+			continue // the job has no records of that engine
+		}
 		start, end := d.load64(base+reportOff(e, false)), d.load64(base+reportOff(e, true))
 		if start == 0 || end < start {
 			continue // not reached (reset), or forged
 		}
-		if e == engineBin {
-			t.BinStart, t.BinEnd = start, end
-		} else {
-			t.RenderStart, t.RenderEnd = start, end
-		}
 		first, n := hw.CounterBinFirst, hw.NumBinCounters
-		if e == engineRender {
+		switch e {
+		case engineBin:
+			t.BinStart, t.BinEnd = start, end
+		case engineRender:
+			t.RenderStart, t.RenderEnd = start, end
 			first, n = hw.CounterRenderFirst, hw.NumRenderCounters
+		default:
+			t.ComputeStart, t.ComputeEnd = start, end
+			first, n = hw.CounterComputeFirst, hw.NumComputeCounters
 		}
 		for i := 0; i < n; i++ {
 			a := d.load64(base + reportOff(e, false) + 8 + 8*uint32(i))

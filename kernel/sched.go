@@ -102,9 +102,10 @@ func (d *Device) service() {
 	// that faulted raised MMU_FAULT before its EVENT_WRITE and RPTR moved
 	// on, so every fault of a job this snapshot shows finished is in hand
 	// before retire decides the job's fate.
-	var renderDone [numPriorities]uint64
+	var renderDone, computeDone [numPriorities]uint64
 	for p := range renderDone {
 		renderDone[p] = d.consumed(engineRender, p)
+		computeDone[p] = d.consumed(engineCompute, p)
 	}
 	d.onInterrupt()
 	d.irqMu.Lock()
@@ -122,7 +123,7 @@ func (d *Device) service() {
 		d.handleBinOOM()
 	}
 	for p := range renderDone {
-		d.retire(p, renderDone[p])
+		d.retire(p, renderDone[p], computeDone[p])
 	}
 	d.reapZombies()
 	d.dispatch()
@@ -148,40 +149,51 @@ func (d *Device) numInflight() int {
 	return n
 }
 
-// retire completes priority p's in-flight jobs in ring order; done is the
-// position of that render ring the command processor had executed up to.
-func (d *Device) retire(p int, done uint64) {
+// retire completes priority p's in-flight jobs; renderDone and
+// computeDone are the positions of that priority's RENDER and COMPUTE
+// rings the command processors had executed up to. Graphics jobs retire
+// in RENDER ring order and compute jobs in COMPUTE ring order, each kind
+// independently of the other (the engines run concurrently).
+func (d *Device) retire(p int, renderDone, computeDone uint64) {
 	if len(d.inflight[p]) == 0 {
 		return
 	}
 	n := 0
+	var blocked [2]bool // graphics, compute: an earlier job of the kind has not finished
+	keep := d.inflight[p][:0]
 	for _, j := range d.inflight[p] {
+		kind, e, done, seqno := 0, engineRender, renderDone, d.memstoreSeqno(j.ctx, p)
+		if j.compute {
+			kind, e, done, seqno = 1, engineCompute, computeDone, d.memstoreComputeSeqno(j.ctx, p)
+		}
 		// The command processor raises the EVENT interrupt while executing
 		// EVENT_WRITE and advances RPTR past it only afterwards. RPTR at the
-		// EVENT_WRITE already proves the render IB finished; the memstore
-		// then tells whether EVENT_WRITE has run. Requiring RPTR means a
-		// shader that forges its memstore cannot retire a running job.
-		ibDone := done >= j.ringEnd[engineRender]-4*cl.RingWordsEventWrite
-		if !ibDone {
-			break
-		}
+		// EVENT_WRITE already proves the IB finished; the memstore then
+		// tells whether EVENT_WRITE has run. Requiring RPTR means a shader
+		// that forges its memstore cannot retire a running job.
+		ibDone := done >= j.ringEnd[e]-4*cl.RingWordsEventWrite
 		err := j.err
-		if int32(d.memstoreSeqno(j.ctx, p)-uint32(j.fence.seqno)) < 0 {
-			if done < j.ringEnd[engineRender] {
-				break // EVENT_WRITE still executing
-			}
-			if err == nil {
+		if ibDone && !blocked[kind] && int32(seqno-uint32(j.fence.seqno)) < 0 {
+			if done < j.ringEnd[e] {
+				ibDone = false // EVENT_WRITE still executing
+			} else if err == nil {
 				// The ring passed EVENT_WRITE but the memstore disagrees: the
 				// context's own shaders overwrote its memstore page.
 				err = errorf(EIO, "context %d corrupted its memstore (fence %d)", j.ctx.id, j.fence.seqno)
 				d.markGuilty(j.ctx, err)
 			}
 		}
+		if !ibDone || blocked[kind] {
+			blocked[kind] = true
+			keep = append(keep, j)
+			continue
+		}
 		d.finishJob(j, err)
 		n++
 	}
 	if n > 0 {
-		d.inflight[p] = append(d.inflight[p][:0], d.inflight[p][n:]...)
+		clear(d.inflight[p][len(keep):])
+		d.inflight[p] = keep
 		d.headSince = time.Now()
 		d.ringHead[p] = d.headSince
 	}
@@ -396,7 +408,7 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || !d.ringRoom(p) {
+				if j.prio != p || !d.ringRoom(p, j.compute) {
 					continue
 				}
 				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
@@ -418,16 +430,21 @@ func (d *Device) dispatch() {
 // keeps free besides: the marker NOP a reset writes, and one word so that
 // a full ring never looks empty (RPTR = WPTR).
 var jobRingBytes = [numEngines]uint64{
-	engineBin:    4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
-	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineBin:     4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
+	engineRender:  4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineCompute: 4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
 }
 
 const ringReserve = 4*cl.RingWordsNop + 4
 
-// ringRoom reports whether both engines' priority-p rings have room for one
+// ringRoom reports whether the priority-p rings of the engines a job
+// uses (BIN and RENDER, or COMPUTE for a compute job) have room for one
 // more job.
-func (d *Device) ringRoom(p int) bool {
+func (d *Device) ringRoom(p int, compute bool) bool {
 	for e := range d.rings {
+		if compute != (e == engineCompute) {
+			continue
+		}
 		r := d.rings[e][p]
 		if r.submitted-d.consumed(e, p)+jobRingBytes[e]+ringReserve > uint64(r.size) {
 			return false
@@ -470,6 +487,10 @@ func (d *Device) emit(j *job) {
 	}
 	if len(d.inflight[p]) == 0 {
 		d.ringHead[p] = now
+	}
+	if j.compute {
+		d.emitCompute(j)
+		return
 	}
 	c := j.ctx
 	seq := uint32(j.fence.seqno)
@@ -518,7 +539,6 @@ func (d *Device) emit(j *job) {
 
 // capture describes j for Options.Capture.
 func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
-	as := j.ctx.as
 	exec := func(va, n uint32) []byte {
 		off := j.exec.pa + (va - j.exec.va)
 		return d.mem[off : off+n]
@@ -529,18 +549,24 @@ func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
 		RenderCL: exec(j.rclVA, j.rclSize), RenderCLAddress: j.rclVA,
 		ShaderRecords: exec(j.srVA, j.srSize), ShaderRecordsAddress: j.srVA,
 		Uniforms: exec(j.uniVA, j.uniSize), UniformsAddress: j.uniVA,
-		Read: func(va uint32, n int) ([]byte, error) {
-			out := make([]byte, 0, n)
-			for len(out) < n {
-				pa, _, ok := as.translate(va + uint32(len(out)))
-				if !ok {
-					return out, fmt.Errorf("VA %#08x is not mapped in context %d", va+uint32(len(out)), j.ctx.id)
-				}
-				chunk := min(n-len(out), int(pageSize-(pa&(pageSize-1))))
-				out = append(out, d.mem[pa:pa+uint32(chunk)]...)
+		Read: d.captureReader(j),
+	}
+}
+
+// captureReader reads j's context's memory for a Capture.
+func (d *Device) captureReader(j *job) func(va uint32, n int) ([]byte, error) {
+	as := j.ctx.as
+	return func(va uint32, n int) ([]byte, error) {
+		out := make([]byte, 0, n)
+		for len(out) < n {
+			pa, _, ok := as.translate(va + uint32(len(out)))
+			if !ok {
+				return out, fmt.Errorf("VA %#08x is not mapped in context %d", va+uint32(len(out)), j.ctx.id)
 			}
-			return out, nil
-		},
+			chunk := min(n-len(out), int(pageSize-(pa&(pageSize-1))))
+			out = append(out, d.mem[pa:pa+uint32(chunk)]...)
+		}
+		return out, nil
 	}
 }
 
@@ -629,7 +655,13 @@ func (d *Device) watchdog() {
 		}
 		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
-	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	// Where COMPUTE was before the reset: a compute job it had started
+	// is not replayed (below).
+	var computeDone [numPriorities]uint64
+	for p := range computeDone {
+		computeDone[p] = d.consumed(engineCompute, p)
+	}
+	d.m.WriteReg(regReset, allEngines)
 	// RESET made RPTR = WPTR on every ring; nothing of the old contents
 	// runs any more, but the engines may still be finishing the packet
 	// they were in. A marker NOP on each ring tells when they are out.
@@ -695,13 +727,18 @@ func (d *Device) watchdog() {
 		case policy == FaultNoReplay:
 			e = lost
 			j.ctx.guilty, j.ctx.innocent = lost, true
+		case j.compute && computeDone[j.prio] >= j.cStart:
+			// A compute job may read what it writes (a prefix sum in
+			// place, atomics): running part of it twice could give wrong
+			// results, so a started one fails instead of replaying.
+			e = &Error{Errno: EIO, Msg: fmt.Sprintf("compute job (fence %d) was running when a GPU reset caused by context %d stopped it; started compute work is not replayed: %s", j.fence.seqno, head.ctx.id, err.Msg)}
 		}
 		if e != nil {
 			d.signalJob(j, e)
 			d.zombies = append(d.zombies, j)
 			continue
 		}
-		if k := (ctxRing{j.ctx, j.prio}); !replayed[k] {
+		if k := (ctxRing{j.ctx, j.prio}); !j.compute && !replayed[k] {
 			// The abandoned bin may have signalled this job's semaphore
 			// already; rewind it so the replayed render waits for the
 			// replayed bin.
