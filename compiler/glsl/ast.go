@@ -166,19 +166,19 @@ const (
 	OpMulAssign
 	OpDivAssign
 	// GLSL ES 3.10 only (ES 1.00 reserves these operators); appended.
-	OpMod        // %
-	OpBitAnd     // &
-	OpBitOr      // |
-	OpBitXor     // ^
-	OpShl        // <<
-	OpShr        // >> (arithmetic for int, logical for uint)
-	OpBitNot     // unary ~
-	OpModAssign  // %=
-	OpAndAssign  // &=
-	OpOrAssign   // |=
-	OpXorAssign  // ^=
-	OpShlAssign  // <<=
-	OpShrAssign  // >>=
+	OpMod       // %
+	OpBitAnd    // &
+	OpBitOr     // |
+	OpBitXor    // ^
+	OpShl       // <<
+	OpShr       // >> (arithmetic for int, logical for uint)
+	OpBitNot    // unary ~
+	OpModAssign // %=
+	OpAndAssign // &=
+	OpOrAssign  // |=
+	OpXorAssign // ^=
+	OpShlAssign // <<=
+	OpShrAssign // >>=
 )
 
 var opNames = [...]string{"", "+", "-", "*", "/", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "^^",

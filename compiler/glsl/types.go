@@ -128,7 +128,9 @@ func MatrixType(n int) *Type { return basicTypes[int(Mat2)+n-2] }
 func ArrayOf(elem *Type, n int) *Type { return &Type{Kind: Array, Elem: elem, Len: n} }
 
 // IsScalar reports float, int, bool or uint.
-func (t *Type) IsScalar() bool { return t.Kind == Float || t.Kind == Int || t.Kind == Bool || t.Kind == Uint }
+func (t *Type) IsScalar() bool {
+	return t.Kind == Float || t.Kind == Int || t.Kind == Bool || t.Kind == Uint
+}
 
 // IsVector reports a vector of 2 to 4 components.
 func (t *Type) IsVector() bool {
