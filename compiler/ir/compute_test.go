@@ -635,3 +635,38 @@ void main() {
 			wordsEqual(t, "block", out[0], want)
 		}})
 }
+
+// TestComputeUniforms: a compute shader's uniforms, as Vars before I/O
+// lowering and as uniform storage after it (ir.SequentialLayout, as
+// `tilegpu glsl -dump` and a standalone compile place them).
+func TestComputeUniforms(t *testing.T) {
+	src := `#version 310 es
+layout(local_size_x = 4) in;
+uniform uint scale;
+uniform ivec2 offsets[3];
+layout(std430, binding = 0) buffer Out { int v[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	v[i] = int(i * scale) + offsets[i % 3u].y;
+}`
+	want := seq(8, func(i int) uint32 { return uint32(i*5 + []int{-1, 20, 300}[i%3]) })
+	f := computeFromSource(t, src)
+	buf := make([]uint32, 8)
+	vars := map[string][][]uint32{"scale": {{5}}, "offsets": {{0, ^uint32(0), 0, 20, 0, 300}}}
+	if err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{2, 1, 1}, Buffers: map[int][]uint32{0: buf}, Vars: vars}); err != nil {
+		t.Fatal(err)
+	}
+	wordsEqual(t, "before I/O lowering", buf, want)
+	layout := SequentialLayout(f)
+	if err := Run(f, Options{Layout: layout, Verify: true}); err != nil {
+		t.Fatal(err)
+	}
+	storage := make([]uint32, 7)
+	storage[layout.Uniforms["scale"]] = 5
+	copy(storage[layout.Uniforms["offsets"]:], vars["offsets"][0])
+	buf = make([]uint32, 8)
+	if err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{2, 1, 1}, Buffers: map[int][]uint32{0: buf}, Storage: storage}); err != nil {
+		t.Fatal(err)
+	}
+	wordsEqual(t, "after the passes", buf, want)
+}
