@@ -91,9 +91,7 @@ func cmdGLSL(args []string) error {
 		}
 		// Constructs the IR cannot express are compile errors too (as in
 		// compiler.CompileShader); a unit without main has nothing to lower.
-		// Compute shaders are checked by the front end only: their IR
-		// lowering does not exist yet.
-		if unit.Main == nil || f.stage == glsl.Compute {
+		if unit.Main == nil {
 			f.unit = unit
 			continue
 		}
@@ -121,8 +119,8 @@ func cmdGLSL(args []string) error {
 			graphics = append(graphics, f)
 			continue
 		}
-		if *dump != "" || *asm {
-			return fmt.Errorf("%s: -dump and -S are not available for compute shaders yet (no IR lowering)", f.path)
+		if *asm {
+			return fmt.Errorf("%s: -S is not available for compute shaders yet (no backend lowering of the compute IR); -dump is", f.path)
 		}
 		if errs := glsl.LinkStage(f.unit); errs != nil {
 			fmt.Fprintf(stdout, "Linked compute stage (%s)\n", f.path)
@@ -132,6 +130,16 @@ func cmdGLSL(args []string) error {
 	}
 	if failed {
 		return exitError(2)
+	}
+	if *dump != "" {
+		for _, f := range files {
+			if f.stage != glsl.Compute {
+				continue
+			}
+			if err := dumpPasses(f, *dump); err != nil {
+				return err
+			}
+		}
 	}
 	files = graphics
 	var prog *compiler.Program

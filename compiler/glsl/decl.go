@@ -511,7 +511,7 @@ func (p *parser) function(q quals, ret *Type, nameTok token) Stmt {
 func (p *parser) declareFunction(f *Function, nameTok token, isProto bool) *Function {
 	// Built-ins may be overloaded with new signatures, not redeclared.
 	for _, sig := range builtinTable[f.Name] {
-		if len(sig.params) != len(f.Params) {
+		if len(sig.params) != len(f.Params) || sig.stage >= 0 && Stage(sig.stage) != p.stage {
 			continue
 		}
 		same := true

@@ -150,6 +150,8 @@ func (v *Instr) String() string {
 			name = v.Var.Name
 		}
 		ops = append(ops, fmt.Sprintf("%s[%d]", name, v.Index))
+	default:
+		ops = append(ops, computeOperands(v)...)
 	}
 	for _, a := range v.Args {
 		ops = append(ops, ref(a))

@@ -1,0 +1,618 @@
+package ir
+
+import (
+	mathbits "math/bits"
+
+	"github.com/tilegpu/tilegpu/compiler/glsl"
+)
+
+// Lowering of the GLSL ES 3.10 compute subset: uint arithmetic, the bit
+// and shift operators, buffer and shared variables as memory operations,
+// the compute built-in variables and functions.
+//
+// uint values are i32 bits in the IR. Their add, sub, mul, bit operations,
+// shifts left and equality are the int ops; what differs is lowered here
+// to existing ops, so the backend needs nothing new for them:
+// comparisons flip the sign bit and compare signed; >> is ushr; / and %
+// go through the exact signed division of int (idiv) on halved operands;
+// conversions to and from float split off the top bit.
+//
+// Buffer and shared variables are not SSA values: every read is a load and
+// every write a store at the std430 byte offset the front end computed,
+// in program order (loads are not pure, so no pass moves them across a
+// store or a barrier).
+
+func isMemory(v *glsl.Variable) bool {
+	return v != nil && (v.Storage == glsl.StorageShared || v.Storage == glsl.StorageBuffer)
+}
+
+// computeInfo is Func.Compute of a compute translation unit.
+func computeInfo(tu *glsl.TranslationUnit) *ComputeInfo {
+	c := &ComputeInfo{LocalSize: tu.LocalSize, SharedSize: (tu.SharedSize + 3) &^ 3}
+	for i := range c.LocalSize {
+		c.LocalSize[i] = max(c.LocalSize[i], 1)
+	}
+	for _, b := range tu.Buffers {
+		c.Buffers = append(c.Buffers, BufferBinding{Binding: b.Binding, Name: b.Name, FixedSize: b.FixedSize, Stride: b.Stride})
+	}
+	return c
+}
+
+// ---- memory ----------------------------------------------------------------
+
+// memRef addresses a value of type t in a buffer or in shared memory: the
+// byte offset is dyn (if not nil) + off.
+type memRef struct {
+	shared  bool
+	binding int
+	dyn     *Instr
+	off     int
+	t       *glsl.Type
+}
+
+func (l *lowerer) memRoot(v *glsl.Variable) memRef {
+	if v.Storage == glsl.StorageShared {
+		return memRef{shared: true, off: v.Offset, t: v.Type}
+	}
+	r := memRef{binding: v.Block.Binding, t: v.Type}
+	if v.Member >= 0 {
+		r.off = v.Offset
+	}
+	return r
+}
+
+// memSteps follows field and index steps as address arithmetic and
+// returns the steps it leaves (from the first swizzle on) to apply to the
+// loaded value.
+func (l *lowerer) memSteps(r memRef, steps []step) (memRef, []step) {
+	for i, s := range steps {
+		t := r.t
+		if s.kind == stepSwizzle {
+			return r, steps[i:]
+		}
+		if s.kind == stepField {
+			r.off += glsl.Std430Offsets(t.Struct)[s.field]
+			r.t = s.typ
+			continue
+		}
+		stride := 4 // a vector's component
+		switch {
+		case t.Kind == glsl.Array:
+			stride = glsl.Std430Stride(t.Elem)
+		case t.IsMatrix():
+			stride = glsl.Std430MatrixStride(t)
+		}
+		if s.dyn != nil {
+			o := l.emit(OpIMul, Int, s.dyn, l.b.ConstI(int32(stride)))
+			if r.dyn == nil {
+				r.dyn = o
+			} else {
+				r.dyn = l.emit(OpIAdd, Int, r.dyn, o)
+			}
+		} else {
+			r.off += s.index * stride
+		}
+		r.t = s.typ
+	}
+	return r, nil
+}
+
+func (l *lowerer) memAddr(r memRef, extra int) *Instr {
+	c := l.b.ConstI(int32(r.off + extra))
+	if r.dyn == nil {
+		return c
+	}
+	return l.emit(OpIAdd, Int, r.dyn, c)
+}
+
+// memLeaf is one leaf of a value in memory: an IR leaf type at a byte
+// offset; its components are 4 bytes apart.
+type memLeaf struct {
+	off int
+	t   Type
+}
+
+// memLeaves lists t's leaves in flattening order (as leafTypes) with their
+// std430 offsets from off. A runtime-sized array has none.
+func memLeaves(t *glsl.Type, off int, out []memLeaf) []memLeaf {
+	switch {
+	case t.Kind == glsl.Array:
+		stride := glsl.Std430Stride(t.Elem)
+		for i := 0; i < t.Len; i++ {
+			out = memLeaves(t.Elem, off+i*stride, out)
+		}
+	case t.Kind == glsl.Struct:
+		offs := glsl.Std430Offsets(t.Struct)
+		for i, f := range t.Struct.Fields {
+			out = memLeaves(f.Type, off+offs[i], out)
+		}
+	case t.IsMatrix():
+		for c := 0; c < t.Size(); c++ {
+			out = append(out, memLeaf{off + c*glsl.Std430MatrixStride(t), Vec(BaseFloat, t.Size())})
+		}
+	case t.IsScalar() || t.IsVector():
+		out = append(out, memLeaf{off, irType(t)})
+	}
+	return out
+}
+
+func (l *lowerer) memLoadWord(r memRef, extra int, b Base) *Instr {
+	t := Int
+	if b == BaseFloat {
+		t = Float
+	}
+	var in *Instr
+	if r.shared {
+		in = l.emit(OpLoadShared, t, l.memAddr(r, extra))
+	} else {
+		in = l.b.EmitIndex(OpLoadBuffer, t, r.binding, l.memAddr(r, extra))
+	}
+	if b == BaseBool { // a bool in memory is a 32-bit word, true when non-zero
+		in = l.emit(OpINe, Bool, in, l.b.ConstI(0))
+	}
+	return in
+}
+
+func (l *lowerer) memStoreWord(r memRef, extra int, x *Instr) {
+	if x.Type.Base == BaseBool {
+		x = l.emit(OpSelect, Int, x, l.b.ConstI(1), l.b.ConstI(0))
+	}
+	if r.shared {
+		l.emit(OpStoreShared, Void, l.memAddr(r, extra), x)
+	} else {
+		l.b.EmitIndex(OpStoreBuffer, Void, r.binding, l.memAddr(r, extra), x)
+	}
+}
+
+// memLoad loads the whole value r addresses.
+func (l *lowerer) memLoad(r memRef) value {
+	var out value
+	for _, lf := range memLeaves(r.t, 0, nil) {
+		cs := make([]*Instr, lf.t.Width)
+		for k := range cs {
+			cs[k] = l.memLoadWord(r, lf.off+4*k, lf.t.Base)
+		}
+		out = append(out, leaf{x: l.vec(cs)})
+	}
+	return out
+}
+
+// memStore stores v, a value of r's type.
+func (l *lowerer) memStore(r memRef, v value) {
+	for i, lf := range memLeaves(r.t, 0, nil) {
+		for k, c := range l.comps(v[i].x) {
+			l.memStoreWord(r, lf.off+4*k, c)
+		}
+	}
+}
+
+// memStoreLV stores nv into the memory l-value lv. A swizzle writes only
+// its components, so that invocations writing different components of
+// one vector do not overwrite each other's.
+func (l *lowerer) memStoreLV(lv lvalue, nv value) {
+	r, rest := l.memSteps(l.memRoot(lv.root), lv.steps)
+	switch {
+	case len(rest) == 0:
+		l.memStore(r, nv)
+	case len(rest) == 1 && rest[0].kind == stepSwizzle:
+		x := nv[0].x
+		for i, c := range rest[0].comps {
+			l.memStoreWord(r, 4*c, l.extract(x, i))
+		}
+	default: // a component of a swizzle: read, modify, write the vector
+		l.memStore(r, l.updateSteps(l.memLoad(r), r.t, rest, nv))
+	}
+}
+
+// ---- built-in variables ----------------------------------------------------
+
+func computeBuiltin(name string) bool {
+	switch name {
+	case "gl_NumWorkGroups", "gl_WorkGroupID", "gl_LocalInvocationID", "gl_GlobalInvocationID",
+		"gl_LocalInvocationIndex", "gl_WorkGroupSize":
+		return true
+	}
+	return false
+}
+
+func (l *lowerer) computeIdent(v *glsl.Variable) value {
+	size := l.main.Compute.LocalSize
+	xyz := func(op Op) [3]*Instr {
+		var c [3]*Instr
+		for i := range c {
+			c[i] = l.b.EmitIndex(op, Int, i)
+		}
+		return c
+	}
+	vec3 := func(c [3]*Instr) value { return single(l.vec(c[:])) }
+	switch v.Name {
+	case "gl_NumWorkGroups":
+		return vec3(xyz(OpNumWorkGroups))
+	case "gl_WorkGroupID":
+		return vec3(xyz(OpWorkGroupID))
+	case "gl_LocalInvocationID":
+		return vec3(xyz(OpLocalInvocationID))
+	case "gl_GlobalInvocationID":
+		wg, lid := xyz(OpWorkGroupID), xyz(OpLocalInvocationID)
+		var c [3]*Instr
+		for i := range c {
+			c[i] = l.emit(OpIAdd, Int, l.emit(OpIMul, Int, wg[i], l.b.ConstI(int32(size[i]))), lid[i])
+		}
+		return vec3(c)
+	case "gl_LocalInvocationIndex":
+		lid := xyz(OpLocalInvocationID)
+		idx := l.emit(OpIMul, Int, lid[2], l.b.ConstI(int32(size[0]*size[1])))
+		idx = l.emit(OpIAdd, Int, idx, l.emit(OpIMul, Int, lid[1], l.b.ConstI(int32(size[0]))))
+		return single(l.emit(OpIAdd, Int, idx, lid[0]))
+	}
+	// gl_WorkGroupSize
+	return single(l.b.Const(Vec(BaseInt, 3), uint32(size[0]), uint32(size[1]), uint32(size[2])))
+}
+
+// ---- operators ---------------------------------------------------------------
+
+var signBit = uint32(0x80000000)
+
+// ult and uge compare uint bits: flipping the sign bit maps unsigned order
+// onto signed order.
+func (l *lowerer) ult(a, b *Instr) *Instr {
+	f := l.b.Const(a.Type, signBit)
+	return l.emit(OpILt, Vec(BaseBool, int(a.Type.Width)), l.emit(OpIXor, a.Type, a, f), l.emit(OpIXor, a.Type, b, f))
+}
+
+func (l *lowerer) uge(a, b *Instr) *Instr {
+	f := l.b.Const(a.Type, signBit)
+	return l.emit(OpIGe, Vec(BaseBool, int(a.Type.Width)), l.emit(OpIXor, a.Type, a, f), l.emit(OpIXor, a.Type, b, f))
+}
+
+// udivmod divides uint bits exactly: q = x / y, r = x % y (y == 0 gives
+// an unspecified value, as GLSL leaves it). For y ≥ 2^31 the quotient is
+// 0 or 1. Otherwise x>>1 and y are both below 2^31, where idiv is exact:
+// q1 = (x>>1)/y, and the remainder 2·((x>>1) − q1·y) + (x&1) < 2y adds
+// one more unit when it is ≥ y.
+func (l *lowerer) udivmod(x, y *Instr) (q, r *Instr) {
+	t := x.Type
+	c := func(v uint32) *Instr { return l.b.Const(t, v) }
+	one, zero := c(1), c(0)
+	// y ≥ 2^31
+	bigGe := l.uge(x, y)
+	qBig := l.emit(OpSelect, t, bigGe, one, zero)
+	rBig := l.emit(OpISub, t, x, l.emit(OpSelect, t, bigGe, y, zero))
+	// y < 2^31
+	xh := l.emit(OpUShr, t, x, one)
+	q1 := l.idiv(xh, y)
+	r1 := l.emit(OpISub, t, xh, l.emit(OpIMul, t, q1, y))
+	r2 := l.emit(OpIOr, t, l.emit(OpIShl, t, r1, one), l.emit(OpIAnd, t, x, one))
+	ge := l.uge(r2, y)
+	qSmall := l.emit(OpIAdd, t, l.emit(OpIShl, t, q1, one), l.emit(OpSelect, t, ge, one, zero))
+	rSmall := l.emit(OpISub, t, r2, l.emit(OpSelect, t, ge, y, zero))
+	big := l.emit(OpILt, Vec(BaseBool, int(t.Width)), y, zero)
+	return l.emit(OpSelect, t, big, qBig, qSmall), l.emit(OpSelect, t, big, rBig, rSmall)
+}
+
+// imod is x − (x/y)·y with idiv's truncating quotient (GLSL ES 3.10 leaves
+// % of negative operands undefined).
+func (l *lowerer) imod(x, y *Instr) *Instr {
+	return l.emit(OpISub, x.Type, x, l.emit(OpIMul, x.Type, l.idiv(x, y), y))
+}
+
+// utof converts uint bits to float with one rounding: values from 2^31 up
+// are halved first, keeping the lost bit as a sticky bit.
+func (l *lowerer) utof(x *Instr) *Instr {
+	t := x.Type
+	ft := Vec(BaseFloat, int(t.Width))
+	one := l.b.Const(t, 1)
+	half := l.emit(OpIOr, t, l.emit(OpUShr, t, x, one), l.emit(OpIAnd, t, x, one))
+	big := l.emit(OpIToF, ft, half)
+	big = l.emit(OpFAdd, ft, big, big)
+	top := l.emit(OpILt, Vec(BaseBool, int(t.Width)), x, l.b.Const(t, 0))
+	return l.emit(OpSelect, ft, top, big, l.emit(OpIToF, ft, x))
+}
+
+// ftou converts float to uint bits: from 2^31 up through ftoi(x − 2^31)
+// with the top bit set again (glsl's constant folding does the same).
+func (l *lowerer) ftou(x *Instr) *Instr {
+	ft := x.Type
+	t := Vec(BaseInt, int(ft.Width))
+	two31 := l.b.Const(ft, FloatBits(2147483648))
+	big := l.emit(OpFGe, Vec(BaseBool, int(ft.Width)), x, two31)
+	hi := l.emit(OpIXor, t, l.emit(OpFToI, t, l.emit(OpFSub, ft, x, two31)), l.b.Const(t, signBit))
+	return l.emit(OpSelect, t, big, hi, l.emit(OpFToI, t, x))
+}
+
+// convertKind converts a scalar or vector from glsl kind from to kind to.
+func (l *lowerer) convertKind(x *Instr, from, to glsl.Kind) *Instr {
+	switch {
+	case from == to, from == glsl.Int && to == glsl.Uint, from == glsl.Uint && to == glsl.Int:
+		return x // the bits stay (ES 3.10 §5.4.1)
+	case from == glsl.Uint && to == glsl.Float:
+		return l.utof(x)
+	case from == glsl.Float && to == glsl.Uint:
+		return l.ftou(x)
+	}
+	return l.convert(x, baseOf(to))
+}
+
+func compoundOp(op glsl.Op) glsl.Op {
+	switch op {
+	case glsl.OpAddAssign:
+		return glsl.OpAdd
+	case glsl.OpSubAssign:
+		return glsl.OpSub
+	case glsl.OpMulAssign:
+		return glsl.OpMul
+	case glsl.OpDivAssign:
+		return glsl.OpDiv
+	case glsl.OpModAssign:
+		return glsl.OpMod
+	case glsl.OpAndAssign:
+		return glsl.OpBitAnd
+	case glsl.OpOrAssign:
+		return glsl.OpBitOr
+	case glsl.OpXorAssign:
+		return glsl.OpBitXor
+	case glsl.OpShlAssign:
+		return glsl.OpShl
+	case glsl.OpShrAssign:
+		return glsl.OpShr
+	}
+	return glsl.OpNone
+}
+
+// computeBinary lowers the operators whose meaning differs for uint or
+// that exist only in ES 3.10.
+func (l *lowerer) computeBinary(e *glsl.Binary) (value, bool) {
+	xt := e.X.Type()
+	switch e.Op {
+	case glsl.OpMod, glsl.OpBitAnd, glsl.OpBitOr, glsl.OpBitXor, glsl.OpShl, glsl.OpShr:
+	case glsl.OpAdd, glsl.OpSub, glsl.OpMul, glsl.OpDiv:
+		if xt.Scalar() != glsl.Uint {
+			return nil, false
+		}
+	case glsl.OpLess, glsl.OpGreater, glsl.OpLessEq, glsl.OpGreaterEq:
+		if xt.Scalar() != glsl.Uint {
+			return nil, false
+		}
+		a, b := l.expr1(e.X), l.expr1(e.Y)
+		switch e.Op {
+		case glsl.OpLess:
+			return single(l.ult(a, b)), true
+		case glsl.OpGreater:
+			return single(l.ult(b, a)), true
+		case glsl.OpLessEq:
+			return single(l.uge(b, a)), true
+		}
+		return single(l.uge(a, b)), true
+	default:
+		return nil, false
+	}
+	return l.integerArith(e.Op, l.expr(e.X), xt, l.expr(e.Y), e.Y.Type()), true
+}
+
+// integerArith lowers an arithmetic, bit or shift operator on int or uint
+// scalars and vectors (a scalar operand applies to every component).
+func (l *lowerer) integerArith(op glsl.Op, a value, at *glsl.Type, b value, bt *glsl.Type) value {
+	if at.Scalar() == glsl.Float || at.IsMatrix() {
+		return l.arith(op, a, at, b, bt)
+	}
+	x, y := l.match(a[0].x, b[0].x)
+	t := x.Type
+	unsigned := at.Scalar() == glsl.Uint
+	switch op {
+	case glsl.OpAdd:
+		return single(l.emit(OpIAdd, t, x, y))
+	case glsl.OpSub:
+		return single(l.emit(OpISub, t, x, y))
+	case glsl.OpMul:
+		return single(l.emit(OpIMul, t, x, y))
+	case glsl.OpDiv:
+		if unsigned {
+			q, _ := l.udivmod(x, y)
+			return single(q)
+		}
+		return single(l.idiv(x, y))
+	case glsl.OpMod:
+		if unsigned {
+			_, r := l.udivmod(x, y)
+			return single(r)
+		}
+		return single(l.imod(x, y))
+	case glsl.OpBitAnd:
+		return single(l.emit(OpIAnd, t, x, y))
+	case glsl.OpBitOr:
+		return single(l.emit(OpIOr, t, x, y))
+	case glsl.OpBitXor:
+		return single(l.emit(OpIXor, t, x, y))
+	case glsl.OpShl:
+		return single(l.emit(OpIShl, t, x, y))
+	case glsl.OpShr:
+		if unsigned {
+			return single(l.emit(OpUShr, t, x, y))
+		}
+		return single(l.emit(OpIShr, t, x, y))
+	}
+	l.fail("integer operator %s", op)
+	return nil
+}
+
+// constructUint lowers constructors that take or make uint values, whose
+// conversions differ from int's.
+func (l *lowerer) constructUint(e *glsl.Construct) (value, bool) {
+	t := e.Type()
+	uses := t.Scalar() == glsl.Uint
+	for _, a := range e.Args {
+		uses = uses || a.Type().Scalar() == glsl.Uint
+	}
+	if !uses || t.Kind == glsl.Struct {
+		return nil, false
+	}
+	if t.IsMatrix() {
+		l.fail("line %d: matrix constructors from uint values are not supported", e.Pos())
+	}
+	var scalars []*Instr
+	for _, a := range e.Args {
+		from := a.Type().Scalar()
+		for _, lf := range l.expr(a) {
+			for _, c := range l.comps(lf.x) {
+				scalars = append(scalars, l.convertKind(c, from, t.Scalar()))
+			}
+		}
+	}
+	if t.IsScalar() {
+		return single(scalars[0]), true
+	}
+	if len(scalars) == 1 {
+		return single(l.splat(scalars[0], t.Size())), true
+	}
+	return single(l.vec(scalars[:t.Size()])), true
+}
+
+// ---- built-in functions ------------------------------------------------------
+
+// builtinHasEffects reports the built-in functions that write memory or
+// synchronise, which must run exactly where the source calls them.
+func builtinHasEffects(name string) bool {
+	switch name {
+	case "barrier", "memoryBarrier", "memoryBarrierShared", "memoryBarrierBuffer", "groupMemoryBarrier",
+		"atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor", "atomicExchange", "atomicCompSwap":
+		return true
+	}
+	return false
+}
+
+// computeCall lowers the compute built-ins and the integer forms of the
+// common built-ins.
+func (l *lowerer) computeCall(call *glsl.Call) (value, bool) {
+	switch call.Builtin {
+	case "barrier":
+		l.emit(OpBarrier, Void)
+		return nil, true
+	case "memoryBarrier", "groupMemoryBarrier":
+		l.b.EmitIndex(OpMemoryBarrier, Void, int(BarrierAll))
+		return nil, true
+	case "memoryBarrierShared":
+		l.b.EmitIndex(OpMemoryBarrier, Void, int(BarrierShared))
+		return nil, true
+	case "memoryBarrierBuffer":
+		l.b.EmitIndex(OpMemoryBarrier, Void, int(BarrierBuffer))
+		return nil, true
+	case glsl.LengthMethod:
+		return single(l.runtimeLength(call.Args[0])), true
+	}
+	if builtinHasEffects(call.Builtin) {
+		return single(l.atomic(call)), true
+	}
+	if len(call.Args) == 0 || !call.Args[0].Type().IsInteger() {
+		return nil, false
+	}
+	unsigned := call.Args[0].Type().Scalar() == glsl.Uint
+	var args []*Instr
+	for _, a := range call.Args {
+		args = append(args, l.expr1(a))
+	}
+	w := int(args[0].Type.Width)
+	for i := range args {
+		args[i] = l.splat(args[i], w)
+	}
+	less := func(a, b *Instr) *Instr {
+		if unsigned {
+			return l.ult(a, b)
+		}
+		return l.emit(OpILt, Vec(BaseBool, w), a, b)
+	}
+	minOf := func(a, b *Instr) *Instr { return l.emit(OpSelect, a.Type, less(b, a), b, a) }
+	maxOf := func(a, b *Instr) *Instr { return l.emit(OpSelect, a.Type, less(a, b), b, a) }
+	x := args[0]
+	t := x.Type
+	bt := Vec(BaseBool, w)
+	switch call.Builtin {
+	case "abs":
+		return single(l.emit(OpSelect, t, l.emit(OpILt, bt, x, l.b.Const(t, 0)), l.emit(OpISub, t, l.b.Const(t, 0), x), x)), true
+	case "sign":
+		neg := l.emit(OpILt, bt, x, l.b.Const(t, 0))
+		pos := l.emit(OpILt, bt, l.b.Const(t, 0), x)
+		return single(l.emit(OpSelect, t, neg, l.b.Const(t, ^uint32(0)), l.emit(OpSelect, t, pos, l.b.Const(t, 1), l.b.Const(t, 0)))), true
+	case "min":
+		return single(minOf(x, args[1])), true
+	case "max":
+		return single(maxOf(x, args[1])), true
+	case "clamp":
+		return single(minOf(maxOf(x, args[1]), args[2])), true
+	case "lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual":
+		if !unsigned {
+			return nil, false
+		}
+		a, b := x, args[1]
+		switch call.Builtin {
+		case "lessThan":
+			return single(l.ult(a, b)), true
+		case "greaterThan":
+			return single(l.ult(b, a)), true
+		case "lessThanEqual":
+			return single(l.uge(b, a)), true
+		}
+		return single(l.uge(a, b)), true
+	}
+	return nil, false
+}
+
+// memTarget resolves the memory l-value an atomic or length() names.
+func (l *lowerer) memTarget(e glsl.Expr) memRef {
+	root, steps := l.path(e)
+	id, ok := root.(*glsl.Ident)
+	if !ok || !isMemory(id.Var) {
+		l.fail("line %d: not a buffer or shared variable", e.Pos())
+	}
+	r, rest := l.memSteps(l.memRoot(id.Var), steps)
+	if len(rest) > 0 {
+		l.fail("line %d: a swizzle cannot be an atomic's target", e.Pos())
+	}
+	return r
+}
+
+var atomicOps = map[string][2]AtomicOp{ // [int, uint]
+	"atomicAdd": {AtomicAdd, AtomicAdd}, "atomicMin": {AtomicMin, AtomicUMin}, "atomicMax": {AtomicMax, AtomicUMax},
+	"atomicAnd": {AtomicAnd, AtomicAnd}, "atomicOr": {AtomicOr, AtomicOr}, "atomicXor": {AtomicXor, AtomicXor},
+	"atomicExchange": {AtomicExchange, AtomicExchange}, "atomicCompSwap": {AtomicCompSwap, AtomicCompSwap},
+}
+
+func (l *lowerer) atomic(call *glsl.Call) *Instr {
+	r := l.memTarget(call.Args[0])
+	ops := atomicOps[call.Builtin]
+	op := ops[0]
+	if call.Args[0].Type().Scalar() == glsl.Uint {
+		op = ops[1]
+	}
+	args := []*Instr{l.memAddr(r, 0)}
+	for _, a := range call.Args[1:] {
+		args = append(args, l.expr1(a))
+	}
+	kind := OpAtomicBuffer
+	if r.shared {
+		kind = OpAtomicShared
+	}
+	in := l.f.NewInstr(kind, Int, args...)
+	in.Atomic = op
+	if !r.shared {
+		in.Index = r.binding
+	}
+	return l.b.Add(in)
+}
+
+// runtimeLength is arr.length() of a buffer block's runtime-sized last
+// member: (buffer size − its offset) / stride, 0 when the buffer ends
+// before it.
+func (l *lowerer) runtimeLength(e glsl.Expr) *Instr {
+	r := l.memTarget(e)
+	if r.shared || r.dyn != nil || !r.t.IsRuntimeArray() {
+		l.fail("line %d: length() of a runtime-sized array outside a buffer block", e.Pos())
+	}
+	stride := glsl.Std430Stride(r.t.Elem)
+	size := l.b.EmitIndex(OpBufferSize, Int, r.binding)
+	n := l.emit(OpISub, Int, size, l.b.ConstI(int32(r.off)))
+	n = l.emit(OpIMax, Int, n, l.b.ConstI(0))
+	if stride&(stride-1) == 0 {
+		return l.emit(OpUShr, Int, n, l.b.ConstI(int32(mathbits.TrailingZeros(uint(stride)))))
+	}
+	return l.idiv(n, l.b.ConstI(int32(stride)))
+}
