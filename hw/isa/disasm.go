@@ -29,7 +29,7 @@ var sigNames = [16]string{"", "thrsw", "end", "ldtmu", "", "lthrsw", "barrier", 
 var waddrNames = [64]string{
 	32: "r0", 33: "r1", 34: "r2", 35: "r3", 36: "nop", 37: "r5", 38: "shared_ld", 39: "shared_st",
 	40: "unif_addr", 41: "tlb_kill", 42: "tlb_z", 43: "tlb_r", 44: "tlb_g", 45: "tlb_b", 46: "tlb_a",
-	47: "tmu_atomic_add", 48: "vpm", 49: "vpm_rd_setup", 50: "vpm_wr_setup", 51: "shared_atomic_add",
+	47: "tmu_atomic", 48: "vpm", 49: "vpm_rd_setup", 50: "vpm_wr_setup", 51: "shared_atomic",
 	52: "sfu_recip", 53: "sfu_recipsqrt", 54: "sfu_exp2", 55: "sfu_log2",
 	56: "tmu_s", 57: "tmu_t", 58: "tmu_r", 59: "tmu_b", 60: "tmu_lod", 61: "tmu_addr",
 	62: "tmu_stdata", 63: "tmu_staddr",

@@ -47,7 +47,7 @@
 // tlb_a, vpm, vpm_rd_setup, vpm_wr_setup, sfu_recip, sfu_recipsqrt,
 // sfu_exp2, sfu_log2, tmu_s, tmu_t, tmu_r, tmu_b, tmu_lod, tmu_addr,
 // tmu_stdata, tmu_staddr, and the compute memory ports shared_ld,
-// shared_st, shared_atomic_add, tmu_atomic_add. Signals: thrsw, end, ldtmu,
+// shared_st, shared_atomic, tmu_atomic. Signals: thrsw, end, ldtmu,
 // lthrsw, barrier.
 //
 // Load immediate writes the 32-bit value through both halves:

@@ -168,38 +168,38 @@ type Waddr uint8
 // the mul unit, swapped by ws). 38, 39, 47 and 51 are the compute
 // batches' shared-memory and atomic ports (docs/hardware.md §9).
 const (
-	WaddrR0              Waddr = 32
-	WaddrR1              Waddr = 33
-	WaddrR2              Waddr = 34
-	WaddrR3              Waddr = 35
-	WaddrNOP             Waddr = 36
-	WaddrACC5            Waddr = 37
-	WaddrUniformsAdr     Waddr = 40
-	WaddrSharedLoad      Waddr = 38 // starts a 32-bit load from workgroup shared memory (lane value: byte offset)
-	WaddrSharedStore     Waddr = 39 // stores TMU_STORE_DATA to shared memory at this lane's byte offset
-	WaddrTLBKill         Waddr = 41
-	WaddrTLBZ            Waddr = 42
-	WaddrTLBColorR       Waddr = 43
-	WaddrTLBColorG       Waddr = 44
-	WaddrTLBColorB       Waddr = 45
-	WaddrTLBColorA       Waddr = 46
-	WaddrTMUAtomicAdd    Waddr = 47 // atomically adds TMU_STORE_DATA to the word at this lane's VA; the old value is queued
-	WaddrVPM             Waddr = 48
-	WaddrVPMRSetup       Waddr = 49
-	WaddrVPMWSetup       Waddr = 50
-	WaddrSharedAtomicAdd Waddr = 51 // atomic add in shared memory; the old value is queued
-	WaddrSFURecip        Waddr = 52
-	WaddrSFURecipSqrt    Waddr = 53
-	WaddrSFUExp2         Waddr = 54
-	WaddrSFULog2         Waddr = 55
-	WaddrTMUS            Waddr = 56
-	WaddrTMUT            Waddr = 57
-	WaddrTMUR            Waddr = 58
-	WaddrTMUB            Waddr = 59
-	WaddrTMULOD          Waddr = 60
-	WaddrTMUAddr         Waddr = 61
-	WaddrTMUStoreData    Waddr = 62
-	WaddrTMUStoreAddr    Waddr = 63
+	WaddrR0           Waddr = 32
+	WaddrR1           Waddr = 33
+	WaddrR2           Waddr = 34
+	WaddrR3           Waddr = 35
+	WaddrNOP          Waddr = 36
+	WaddrACC5         Waddr = 37
+	WaddrUniformsAdr  Waddr = 40
+	WaddrSharedLoad   Waddr = 38 // starts a 32-bit load from workgroup shared memory (lane value: byte offset)
+	WaddrSharedStore  Waddr = 39 // stores TMU_STORE_DATA to shared memory at this lane's byte offset
+	WaddrTLBKill      Waddr = 41
+	WaddrTLBZ         Waddr = 42
+	WaddrTLBColorR    Waddr = 43
+	WaddrTLBColorG    Waddr = 44
+	WaddrTLBColorB    Waddr = 45
+	WaddrTLBColorA    Waddr = 46
+	WaddrTMUAtomic    Waddr = 47 // atomic read-modify-write (op: the next uniform) of the word at this lane's VA; the old value is queued
+	WaddrVPM          Waddr = 48
+	WaddrVPMRSetup    Waddr = 49
+	WaddrVPMWSetup    Waddr = 50
+	WaddrSharedAtomic Waddr = 51 // atomic read-modify-write (op: the next uniform) in shared memory; the old value is queued
+	WaddrSFURecip     Waddr = 52
+	WaddrSFURecipSqrt Waddr = 53
+	WaddrSFUExp2      Waddr = 54
+	WaddrSFULog2      Waddr = 55
+	WaddrTMUS         Waddr = 56
+	WaddrTMUT         Waddr = 57
+	WaddrTMUR         Waddr = 58
+	WaddrTMUB         Waddr = 59
+	WaddrTMULOD       Waddr = 60
+	WaddrTMUAddr      Waddr = 61
+	WaddrTMUStoreData Waddr = 62
+	WaddrTMUStoreAddr Waddr = 63
 )
 
 // Instr is one decoded instruction. Which fields are meaningful depends on
@@ -292,14 +292,14 @@ func (w Waddr) Valid() bool { return w < 64 }
 // IsMemoryPort reports whether w starts a load, store or atomic of a
 // compute batch (shared memory, TMU_ATOMIC_ADD) beyond the TMU registers.
 func (w Waddr) IsMemoryPort() bool {
-	return w == WaddrSharedLoad || w == WaddrSharedStore || w == WaddrTMUAtomicAdd || w == WaddrSharedAtomicAdd
+	return w == WaddrSharedLoad || w == WaddrSharedStore || w == WaddrTMUAtomic || w == WaddrSharedAtomic
 }
 
 // QueuesResult reports whether a write to w queues a result in the TMU
 // FIFO (popped by LDTMU): a texture fetch (TMU_S, four pops), a direct
 // load, a shared-memory load or an atomic (one pop each).
 func (w Waddr) QueuesResult() bool {
-	return w == WaddrTMUS || w == WaddrTMUAddr || w == WaddrSharedLoad || w == WaddrTMUAtomicAdd || w == WaddrSharedAtomicAdd
+	return w == WaddrTMUS || w == WaddrTMUAddr || w == WaddrSharedLoad || w == WaddrTMUAtomic || w == WaddrSharedAtomic
 }
 
 // ValidA reports whether r is a defined read address for file A.

@@ -68,15 +68,75 @@ func (c *Core) barrier(b *Batch) error {
 	return b.Compute.Barrier()
 }
 
-// memoryPort executes a write to a shared-memory port or TMU_ATOMIC_ADD
-// for the lanes of mask (write condition passed and inside the
-// workgroup). Loads and atomics queue one result in the TMU FIFO; the
-// lanes not in mask receive 0.
+// Atomic operations of TMU_ATOMIC and SHARED_ATOMIC (docs/hardware.md
+// §9): the uniform the write consumes selects one. Each stores op(old,
+// TMU_STORE_DATA) and queues old; CompSwap stores TMU_STORE_DATA only
+// where old equals the lane's TMU_T value.
+const (
+	AtomicAdd uint32 = iota
+	AtomicMin        // signed
+	AtomicMax        // signed
+	AtomicUMin
+	AtomicUMax
+	AtomicAnd
+	AtomicOr
+	AtomicXor
+	AtomicExchange
+	AtomicCompSwap
+	NumAtomicOps
+)
+
+// atomicResult is the word an atomic leaves given the old word, the
+// lane's data and (CompSwap) its compare value.
+func atomicResult(op, old, data, cmp uint32) uint32 {
+	switch op {
+	case AtomicAdd:
+		return old + data
+	case AtomicMin:
+		return uint32(min(int32(old), int32(data)))
+	case AtomicMax:
+		return uint32(max(int32(old), int32(data)))
+	case AtomicUMin:
+		return min(old, data)
+	case AtomicUMax:
+		return max(old, data)
+	case AtomicAnd:
+		return old & data
+	case AtomicOr:
+		return old | data
+	case AtomicXor:
+		return old ^ data
+	case AtomicExchange:
+		return data
+	}
+	if old == cmp { // AtomicCompSwap
+		return data
+	}
+	return old
+}
+
+// memoryPort executes a write to a shared-memory port or TMU_ATOMIC for
+// the lanes of mask (write condition passed and inside the workgroup).
+// Loads and atomics queue one result in the TMU FIFO; the lanes not in
+// mask receive 0. An atomic consumes the next uniform (its operation),
+// whatever the mask.
 func (c *Core) memoryPort(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 	if b.Stage != StageCompute {
 		return fmt.Errorf("shared-memory or atomic access in a non-compute shader")
 	}
 	ci := &b.Compute
+	var op uint32
+	if dst == dstTMUAtomic || dst == dstSharedAtomic {
+		v, ok := c.loads.read32(c.unifPtr)
+		if !ok {
+			return &Fault{VA: c.unifPtr}
+		}
+		c.unifPtr += 4
+		if op = v; op >= NumAtomicOps {
+			return fmt.Errorf("atomic operation %d (the uniform after UNIFORMS_ADDRESS %#x) is not 0..%d", op, c.unifPtr-4, NumAtomicOps-1)
+		}
+	}
+	cmp := (*[Lanes]uint32)(unsafe.Pointer(&c.tex.T))
 	var out *[Lanes]uint32
 	if dst != dstSharedStore {
 		e, err := c.push()
@@ -87,13 +147,13 @@ func (c *Core) memoryPort(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) er
 		out = &e.vals[0]
 		*out = [Lanes]uint32{}
 	}
-	if dst == dstTMUAtomicAdd {
+	if dst == dstTMUAtomic {
 		c.checkShootdown()
 		for l := range r {
 			if mask&(1<<l) == 0 {
 				continue
 			}
-			old, ok := c.loads.addWord(r[l], c.storeData[l])
+			old, ok := c.loads.atomicWord(r[l], op, c.storeData[l], cmp[l])
 			if !ok {
 				return &Fault{VA: r[l] &^ 3, Write: true}
 			}
@@ -116,25 +176,31 @@ func (c *Core) memoryPort(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) er
 			out[l] = atomic.LoadUint32(w)
 		case dstSharedStore:
 			atomic.StoreUint32(w, c.storeData[l])
-		case dstSharedAtomicAdd:
-			out[l] = atomic.AddUint32(w, c.storeData[l]) - c.storeData[l]
+		case dstSharedAtomic:
+			for {
+				old := atomic.LoadUint32(w)
+				if atomic.CompareAndSwapUint32(w, old, atomicResult(op, old, c.storeData[l], cmp[l])) {
+					out[l] = old
+					break
+				}
+			}
 		}
 		ci.SharedAccesses++
 	}
 	return nil
 }
 
-// addWord atomically adds v to the little-endian word at va &^ 3 and
+// atomicWord applies atomic op to the little-endian word at va &^ 3 and
 // returns the old value (false on a fault). Without PageMem it is a read
 // and a write (tests only: package hw's MMU always offers pages).
-func (p *pageCache) addWord(va, v uint32) (uint32, bool) {
+func (p *pageCache) atomicWord(va, op, data, cmp uint32) (uint32, bool) {
 	va &^= 3
 	if p.pm == nil {
 		old, ok := p.m.Read32(va)
 		if !ok {
 			return 0, false
 		}
-		return old, p.m.Write32(va, old+v)
+		return old, p.m.Write32(va, atomicResult(op, old, data, cmp))
 	}
 	pg, ok := p.lookup(va, true)
 	if !ok {
@@ -144,7 +210,7 @@ func (p *pageCache) addWord(va, v uint32) (uint32, bool) {
 	for {
 		raw := atomic.LoadUint32(w)
 		old := leWord(raw)
-		if atomic.CompareAndSwapUint32(w, raw, leWord(old+v)) {
+		if atomic.CompareAndSwapUint32(w, raw, leWord(atomicResult(op, old, data, cmp))) {
 			return old, true
 		}
 	}

@@ -34,9 +34,9 @@ const reverseSrc = `
 	add r3, ra1, r2
 	or tmu_staddr, r3, r3
 	li tmu_stdata, 0x1
-	or tmu_atomic_add, ra2, ra2
+	or tmu_atomic, ra2, ra2
 	li r3, 0x80
-	or shared_atomic_add, r3, r3
+	or shared_atomic, r3, r3
 	nop ; nop ; ldtmu
 	nop ; nop ; ldtmu
 	nop ; nop ; end
@@ -95,7 +95,7 @@ func TestComputeWorkgroupSharedBarrierAtomics(t *testing.T) {
 				var tc TranslationCache
 				tc.Translate(p)
 			}
-			fm.put32(unifVA, inVA, outVA, ctrVA)
+			fm.put32(unifVA, inVA, outVA, ctrVA, AtomicAdd, AtomicAdd)
 			const groups = 2
 			for i := uint32(0); i < 64; i++ {
 				fm.put32(inVA+4*i, 1000+i)
@@ -184,7 +184,7 @@ func TestComputeReadsAndErrors(t *testing.T) {
 		{"barrier in a fragment shader", "nop ; nop ; barrier\nnop ; nop ; end", StageFragment, "BARRIER in a non-compute shader"},
 		{"shared store in a vertex shader", "or shared_st, r0, r0\nnop ; nop ; end", StageVertex, "non-compute"},
 		{"shared load beyond the workgroup's memory", "li r0, 0x100\nor shared_ld, r0, r0\nnop ; nop ; ldtmu\nnop ; nop ; end", StageCompute, "byte offset 0x100, but the workgroup has 64 bytes"},
-		{"atomic left in the FIFO", "li tmu_stdata, 0x1\nli r0, 0x16000\nor tmu_atomic_add, r0, r0\nnop ; nop ; end", StageCompute, "TMU results not popped"},
+		{"atomic left in the FIFO", "li tmu_stdata, 0x1\nli r0, 0x16000\nor tmu_atomic, r0, r0\nnop ; nop ; end", StageCompute, "TMU results not popped"},
 	}
 	for _, tt := range tests {
 		m := newFlatMem()
@@ -222,5 +222,99 @@ func TestWorkgroupBarrierFailure(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("Wait after a batch ended = %v", err)
 		}
+	}
+}
+
+// Every atomic operation on memory and on shared memory: the lanes apply
+// theirs in lane order within the instruction, so the word's final value
+// and each lane's old value follow from folding the lanes' data.
+func TestComputeAtomics(t *testing.T) {
+	const word = dataVA + 0x100
+	src := func(port string) string {
+		addr := "0x16100"
+		if port == "shared_atomic" {
+			addr = "0x100"
+		}
+		return `
+		li r0, ` + addr + `
+		sub tmu_stdata, elem_num, 8
+		li tmu_t, 0x64
+		or ` + port + `, r0, r0
+		nop ; nop ; ldtmu
+		or vpm, r4, r4
+		nop ; nop ; end`
+	}
+	data := func(l int) uint32 { return uint32(int32(l - 8)) }
+	tests := []struct {
+		op   uint32
+		name string
+		fold func(old, d uint32) uint32
+	}{
+		{AtomicAdd, "add", func(o, d uint32) uint32 { return o + d }},
+		{AtomicMin, "min", func(o, d uint32) uint32 {
+			if int32(d) < int32(o) {
+				return d
+			}
+			return o
+		}},
+		{AtomicMax, "max", func(o, d uint32) uint32 {
+			if int32(d) > int32(o) {
+				return d
+			}
+			return o
+		}},
+		{AtomicUMin, "umin", func(o, d uint32) uint32 {
+			if d < o {
+				return d
+			}
+			return o
+		}},
+		{AtomicUMax, "umax", func(o, d uint32) uint32 {
+			if d > o {
+				return d
+			}
+			return o
+		}},
+		{AtomicAnd, "and", func(o, d uint32) uint32 { return o & d }},
+		{AtomicOr, "or", func(o, d uint32) uint32 { return o | d }},
+		{AtomicXor, "xor", func(o, d uint32) uint32 { return o ^ d }},
+		{AtomicExchange, "exchange", func(o, d uint32) uint32 { return d }},
+		{AtomicCompSwap, "comp_swap 100", func(o, d uint32) uint32 {
+			if o == 100 {
+				return d
+			}
+			return o
+		}},
+	}
+	for _, port := range []string{"tmu_atomic", "shared_atomic"} {
+		for _, tt := range tests {
+			m := newFlatMem()
+			m.put32(unifVA, tt.op)
+			m.put32(word, 100)
+			b := newBatch(StageCompute)
+			b.Compute.Shared = make([]uint32, 0x41)
+			b.Compute.Shared[0x40] = 100
+			mustRun(t, m, src(port), b)
+			v := uint32(100)
+			for l := 0; l < Lanes; l++ {
+				if got := out(b, 0)[l]; got != v {
+					t.Errorf("%s %s: lane %d old value %d, want %d", port, tt.name, l, int32(got), int32(v))
+				}
+				v = tt.fold(v, data(l))
+			}
+			final := m.get32(word)
+			if port == "shared_atomic" {
+				final = b.Compute.Shared[0x40]
+			}
+			if final != v {
+				t.Errorf("%s %s: final word %d, want %d", port, tt.name, int32(final), int32(v))
+			}
+		}
+	}
+	m := newFlatMem()
+	m.put32(unifVA, NumAtomicOps)
+	b := newBatch(StageCompute)
+	if err := runProgram(t, m, src("tmu_atomic"), b); err == nil || !strings.Contains(err.Error(), "atomic operation 10") {
+		t.Errorf("undefined atomic operation: %v", err)
 	}
 }

@@ -771,7 +771,7 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 				}
 			}
 		}
-	case dstSharedLoad, dstSharedStore, dstSharedAtomicAdd, dstTMUAtomicAdd:
+	case dstSharedLoad, dstSharedStore, dstSharedAtomic, dstTMUAtomic:
 		return c.memoryPort(dst, mask&c.memLanes, r, b)
 	default:
 		panic(fmt.Sprintf("BUG: qpu: write to unknown destination %d", dst))

@@ -88,8 +88,8 @@ const (
 	// compute memory ports (docs/hardware.md §9)
 	dstSharedLoad
 	dstSharedStore
-	dstSharedAtomicAdd
-	dstTMUAtomicAdd
+	dstSharedAtomic
+	dstTMUAtomic
 )
 
 // flag sources
@@ -413,10 +413,10 @@ func (p *Program) dest(w isa.Waddr, fileB bool) uint8 {
 		return dstSharedLoad
 	case isa.WaddrSharedStore:
 		return dstSharedStore
-	case isa.WaddrSharedAtomicAdd:
-		return dstSharedAtomicAdd
-	case isa.WaddrTMUAtomicAdd:
-		return dstTMUAtomicAdd
+	case isa.WaddrSharedAtomic:
+		return dstSharedAtomic
+	case isa.WaddrTMUAtomic:
+		return dstTMUAtomic
 	}
 	switch {
 	case w.IsTLB():
