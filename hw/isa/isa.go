@@ -183,11 +183,11 @@ const (
 	WaddrTLBColorG    Waddr = 44
 	WaddrTLBColorB    Waddr = 45
 	WaddrTLBColorA    Waddr = 46
-	WaddrTMUAtomic    Waddr = 47 // atomic read-modify-write (op: the next uniform) of the word at this lane's VA; the old value is queued
+	WaddrTMUAtomic    Waddr = 47 // atomic read-modify-write (op: TMU_R lane 0) of the word at this lane's VA; the old value is queued
 	WaddrVPM          Waddr = 48
 	WaddrVPMRSetup    Waddr = 49
 	WaddrVPMWSetup    Waddr = 50
-	WaddrSharedAtomic Waddr = 51 // atomic read-modify-write (op: the next uniform) in shared memory; the old value is queued
+	WaddrSharedAtomic Waddr = 51 // atomic read-modify-write (op: TMU_R lane 0) in shared memory; the old value is queued
 	WaddrSFURecip     Waddr = 52
 	WaddrSFURecipSqrt Waddr = 53
 	WaddrSFUExp2      Waddr = 54

@@ -69,7 +69,8 @@ func (c *Core) barrier(b *Batch) error {
 }
 
 // Atomic operations of TMU_ATOMIC and SHARED_ATOMIC (docs/hardware.md
-// §9): the uniform the write consumes selects one. Each stores op(old,
+// §9): lane 0 of the staged TMU_R register selects one (so an atomic in
+// a loop leaves the uniform stream alone). Each stores op(old,
 // TMU_STORE_DATA) and queues old; CompSwap stores TMU_STORE_DATA only
 // where old equals the lane's TMU_T value.
 const (
@@ -118,8 +119,7 @@ func atomicResult(op, old, data, cmp uint32) uint32 {
 // memoryPort executes a write to a shared-memory port or TMU_ATOMIC for
 // the lanes of mask (write condition passed and inside the workgroup).
 // Loads and atomics queue one result in the TMU FIFO; the lanes not in
-// mask receive 0. An atomic consumes the next uniform (its operation),
-// whatever the mask.
+// mask receive 0.
 func (c *Core) memoryPort(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 	if b.Stage != StageCompute {
 		return fmt.Errorf("shared-memory or atomic access in a non-compute shader")
@@ -127,13 +127,8 @@ func (c *Core) memoryPort(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) er
 	ci := &b.Compute
 	var op uint32
 	if dst == dstTMUAtomic || dst == dstSharedAtomic {
-		v, ok := c.loads.read32(c.unifPtr)
-		if !ok {
-			return &Fault{VA: c.unifPtr}
-		}
-		c.unifPtr += 4
-		if op = v; op >= NumAtomicOps {
-			return fmt.Errorf("atomic operation %d (the uniform after UNIFORMS_ADDRESS %#x) is not 0..%d", op, c.unifPtr-4, NumAtomicOps-1)
+		if op = fb(c.tex.R[0]); op >= NumAtomicOps {
+			return fmt.Errorf("atomic operation %d (TMU_R lane 0) is not 0..%d", op, NumAtomicOps-1)
 		}
 	}
 	cmp := (*[Lanes]uint32)(unsafe.Pointer(&c.tex.T))

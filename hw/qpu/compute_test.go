@@ -34,8 +34,10 @@ const reverseSrc = `
 	add r3, ra1, r2
 	or tmu_staddr, r3, r3
 	li tmu_stdata, 0x1
+	or tmu_r, a.unif, a.unif
 	or tmu_atomic, ra2, ra2
 	li r3, 0x80
+	or tmu_r, a.unif, a.unif
 	or shared_atomic, r3, r3
 	nop ; nop ; ldtmu
 	nop ; nop ; ldtmu
@@ -239,6 +241,7 @@ func TestComputeAtomics(t *testing.T) {
 		li r0, ` + addr + `
 		sub tmu_stdata, elem_num, 8
 		li tmu_t, 0x64
+		or tmu_r, a.unif, a.unif
 		or ` + port + `, r0, r0
 		nop ; nop ; ldtmu
 		or vpm, r4, r4
@@ -314,7 +317,7 @@ func TestComputeAtomics(t *testing.T) {
 	m := newFlatMem()
 	m.put32(unifVA, NumAtomicOps)
 	b := newBatch(StageCompute)
-	if err := runProgram(t, m, src("tmu_atomic"), b); err == nil || !strings.Contains(err.Error(), "atomic operation 10") {
+	if err := runProgram(t, m, src("tmu_atomic"), b); err == nil || !strings.Contains(err.Error(), "atomic operation 10 (TMU_R lane 0)") {
 		t.Errorf("undefined atomic operation: %v", err)
 	}
 }
