@@ -15,7 +15,7 @@ import (
 // CmdBufferCreateInfo configures a command buffer.
 type CmdBufferCreateInfo struct {
 	Allocator *CmdAllocator
-	Engine    EngineType // EngineUniversal
+	Engine    EngineType // EngineUniversal, or EngineCompute (dispatches and copies only)
 }
 
 type cmdState uint8
@@ -96,6 +96,8 @@ type job struct {
 	clearStencil uint8
 	draws        int
 
+	compute *computeJob // a SubmitCompute job (compute.go)
+
 	segs        []seg
 	bclLen      int
 	shaderRecs  []byte
@@ -112,7 +114,8 @@ func (j *job) reset() {
 }
 
 func (j *job) hasWork() bool {
-	return j.copy != nil || j.nested != nil || j.draws > 0 || j.colorClear || j.dsClear
+	return j.copy != nil || j.nested != nil || j.draws > 0 || j.colorClear || j.dsClear ||
+		(j.compute != nil && len(j.compute.dispatches) > 0)
 }
 
 func (j *job) full() bool {
@@ -143,8 +146,9 @@ func (j *job) relocBO(space kernel.RelocSpace, off int, m *GpuMemory, flags uint
 // be recorded concurrently. Every command returns an error for misuse;
 // the first one also makes End fail.
 type CmdBuffer struct {
-	dev   *Device
-	alloc *CmdAllocator
+	dev    *Device
+	alloc  *CmdAllocator
+	engine EngineType
 
 	state   cmdState
 	err     error
@@ -178,6 +182,12 @@ type CmdBuffer struct {
 	userData   []uint32
 	views      [MaxTextureUnits]*ImageView
 	dirty      uint32
+
+	// Compute state (compute.go): the bound pipeline, storage buffers,
+	// and the compute job dispatches go to (nil: the next opens one).
+	cpipeline *ComputePipeline
+	storage   []BufferView
+	cjob      *job
 }
 
 // CreateCmdBuffer creates a command buffer drawing its chunks from ci.Allocator.
@@ -185,10 +195,10 @@ func (d *Device) CreateCmdBuffer(ci CmdBufferCreateInfo) (*CmdBuffer, error) {
 	if ci.Allocator == nil {
 		return nil, fmt.Errorf("%w: CmdBuffer needs a CmdAllocator", ErrInvalidArgument)
 	}
-	if ci.Engine != EngineUniversal {
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute {
 		return nil, fmt.Errorf("%w: engine %v", ErrUnsupported, ci.Engine)
 	}
-	return &CmdBuffer{dev: d, alloc: ci.Allocator}, nil
+	return &CmdBuffer{dev: d, alloc: ci.Allocator, engine: ci.Engine}, nil
 }
 
 // executing reports whether the last submission still runs on the GPU.
@@ -231,7 +241,7 @@ func (cb *CmdBuffer) Reset() error {
 	}
 	cb.jobs = cb.jobs[:0]
 	ud := cb.userData[:0]
-	*cb = CmdBuffer{dev: cb.dev, alloc: cb.alloc, chunks: cb.chunks, jobs: cb.jobs, pool: cb.pool, userData: ud}
+	*cb = CmdBuffer{dev: cb.dev, alloc: cb.alloc, engine: cb.engine, chunks: cb.chunks, jobs: cb.jobs, pool: cb.pool, userData: ud, storage: cb.storage[:0]}
 	cb.state = stateInitial
 	return nil
 }
@@ -242,7 +252,7 @@ func (cb *CmdBuffer) End() error {
 	if err := cb.check("End"); err != nil {
 		return err
 	}
-	cb.job = nil
+	cb.job, cb.cjob = nil, nil
 	if cb.err != nil {
 		cb.state = stateInvalid
 		return fmt.Errorf("%w: %w", ErrRecordingFailed, cb.err)
@@ -301,6 +311,7 @@ func (cb *CmdBuffer) newJob() *job {
 		j = &job{storageCopy: -1}
 	}
 	cb.jobs = append(cb.jobs, j)
+	cb.cjob = nil // dispatches after this job go to a new compute job
 	return j
 }
 
@@ -308,6 +319,9 @@ func (cb *CmdBuffer) newJob() *job {
 func (cb *CmdBuffer) openJob() (*job, error) {
 	if cb.job != nil {
 		return cb.job, nil
+	}
+	if cb.engine != EngineUniversal {
+		return nil, fmt.Errorf("%w: graphics work on a %v command buffer", ErrInvalidArgument, cb.engine)
 	}
 	if cb.color == nil && cb.depth == nil {
 		return nil, errors.New("no targets bound (CmdBindTargets)")
@@ -348,6 +362,9 @@ func (cb *CmdBuffer) CmdBindTargets(color *ColorTargetView, depth *DepthStencilV
 	}
 	if color == nil && depth == nil {
 		return cb.failf(ErrInvalidArgument, "CmdBindTargets: no target")
+	}
+	if cb.engine != EngineUniversal {
+		return cb.failf(ErrInvalidArgument, "CmdBindTargets on a %v command buffer", cb.engine)
 	}
 	if color != nil && depth != nil {
 		c, d := color.image.ci, depth.image.ci

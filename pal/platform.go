@@ -95,13 +95,20 @@ func (p *Platform) Destroy() {
 type EngineType int
 
 const (
-	// EngineUniversal runs graphics (binning + rendering) and copies.
+	// EngineUniversal runs graphics (binning + rendering), compute
+	// dispatches and copies.
 	EngineUniversal EngineType = iota
+	// EngineCompute runs compute dispatches (and copies) on the GPU's
+	// COMPUTE engine, concurrently with graphics (compute.go).
+	EngineCompute
 )
 
 func (e EngineType) String() string {
-	if e == EngineUniversal {
+	switch e {
+	case EngineUniversal:
 		return "universal"
+	case EngineCompute:
+		return "compute"
 	}
 	return fmt.Sprintf("EngineType(%d)", int(e))
 }
@@ -133,6 +140,11 @@ type Limits struct {
 	NumCores                      int // render worker cores
 	NumQPUs                       int // shader thread slots (scratch is sized by it)
 	MaxUserDataEntries            int // words CmdSetUserData may set
+	// Compute (CreateComputePipeline, CmdDispatch).
+	MaxComputeWorkgroupInvocations int // invocations per workgroup
+	MaxComputeSharedBytes          int // shared memory per workgroup
+	MaxComputeWorkgroups           int // workgroups per dimension of a dispatch
+	NumComputeThreads              int // compute thread slots (compute scratch is sized by it)
 }
 
 // DeviceProperties are PAL's DeviceProperties.
@@ -160,7 +172,7 @@ type Device struct {
 
 	mu     sync.Mutex
 	refs   map[*GpuMemory]int // device-wide residency (AddGpuMemoryReferences)
-	queues int                // queues created
+	queues [2]int             // queues created per engine type
 }
 
 func newDevice(kd *kernel.Device, index int) (*Device, error) {
@@ -180,7 +192,7 @@ func newDevice(kd *kernel.Device, index int) (*Device, error) {
 	d.props = DeviceProperties{
 		Index:    index,
 		GfxLevel: "TG1",
-		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}},
+		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}, {Type: EngineCompute, QueueCount: maxQueues}},
 		Heaps: []HeapProperties{{Heap: HeapLocal, Size: uint64(param(kernel.ParamMemorySize)),
 			Quota: uint64(param(kernel.ParamMemoryQuota))}},
 		Limits: Limits{
@@ -190,6 +202,11 @@ func newDevice(kd *kernel.Device, index int) (*Device, error) {
 			NumCores:           param(kernel.ParamNumCores),
 			NumQPUs:            param(kernel.ParamNumQPUs),
 			MaxUserDataEntries: MaxUserDataEntries,
+
+			MaxComputeWorkgroupInvocations: param(kernel.ParamMaxComputeInvocations),
+			MaxComputeSharedBytes:          param(kernel.ParamMaxComputeSharedBytes),
+			MaxComputeWorkgroups:           param(kernel.ParamMaxComputeGroups),
+			NumComputeThreads:              param(kernel.ParamNumComputeThreads),
 		},
 	}
 	if err != nil {

@@ -12,14 +12,15 @@ import (
 
 // QueueCreateInfo configures a queue.
 type QueueCreateInfo struct {
-	Engine EngineType // EngineUniversal
+	Engine EngineType // EngineUniversal or EngineCompute
 }
 
 // Queue is PAL's IQueue: submits command buffers to one engine. Work on
 // one queue starts in submission order; between queues only semaphores
 // order it. Queue is safe for concurrent use.
 type Queue struct {
-	dev *Device
+	dev    *Device
+	engine EngineType
 
 	mu         sync.Mutex
 	last       uint64   // kernel fence of the queue's last job
@@ -29,16 +30,16 @@ type Queue struct {
 
 // CreateQueue creates a queue on an engine.
 func (d *Device) CreateQueue(ci QueueCreateInfo) (*Queue, error) {
-	if ci.Engine != EngineUniversal {
-		return nil, fmt.Errorf("%w: engine %v (the TG GPU has only the universal engine)", ErrUnsupported, ci.Engine)
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute {
+		return nil, fmt.Errorf("%w: engine %v (the TG GPU has the universal and compute engines)", ErrUnsupported, ci.Engine)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.queues >= maxQueues {
-		return nil, fmt.Errorf("%w: the universal engine takes %d queues", ErrInvalidArgument, maxQueues)
+	if d.queues[ci.Engine] >= maxQueues {
+		return nil, fmt.Errorf("%w: the %v engine takes %d queues", ErrInvalidArgument, ci.Engine, maxQueues)
 	}
-	d.queues++
-	return &Queue{dev: d}, nil
+	d.queues[ci.Engine]++
+	return &Queue{dev: d, engine: ci.Engine}, nil
 }
 
 // SubmitInfo is one submission (PAL's SubmitInfo / MultiSubmitInfo).
@@ -76,6 +77,8 @@ func (q *Queue) Submit(si SubmitInfo) error {
 			return fmt.Errorf("%w: Submit: command buffer %d: its recording failed (%v)", ErrCmdBufferNotEnded, i, cb.err)
 		case cb.state != stateExecutable:
 			return fmt.Errorf("%w: Submit: command buffer %d (call End)", ErrCmdBufferNotEnded, i)
+		case cb.engine != q.engine:
+			return fmt.Errorf("%w: Submit: command buffer %d was created for the %v engine, the queue is on the %v engine", ErrInvalidArgument, i, cb.engine, q.engine)
 		}
 		for _, j := range flatJobs(cb) {
 			if !j.hasWork() {
@@ -160,6 +163,9 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		q.waitFences = q.waitFences[:0]
 		j.copy.run()
 		return nil
+	}
+	if j.compute != nil {
+		return q.runCompute(j)
 	}
 	q.bcl = q.bcl[:0]
 	for _, s := range j.segs {

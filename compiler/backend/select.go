@@ -51,7 +51,10 @@ type selector struct {
 	// lastThrsw is the thread switch emitted last if every run executes
 	// it exactly once and no other after it, else nil.
 	lastThrsw *Inst
-	err       error
+	// bufAddr and bufSize hold a compute shader's storage buffer
+	// addresses and sizes by binding, read once at the start (compute.go).
+	bufAddr, bufSize map[int]Reg
+	err              error
 }
 
 // Select lowers f (in ir.FormScalar) to QIR for the given options.
@@ -463,6 +466,7 @@ func (s *selector) hoist() {
 	if s.p.ResetUniforms {
 		s.streamBase = readUniform(ir.UniformEntry{Kind: ir.UniformStreamAddress})
 	}
+	s.hoistBuffers(readUniform)
 	for i := 0; i <= maxVary; i++ {
 		if len(varyings[i]) == 0 {
 			s.mov(nop, Spec(SpecVarying))
@@ -950,7 +954,9 @@ func (s *selector) instr(in *ir.Instr) {
 	case ir.OpPhi:
 		s.fail("%%%d: phi outside an If/Loop phi list", in.ID)
 	default:
-		s.fail("%%%d: unsupported op %v", in.ID, in.Op)
+		if !s.computeInstr(in) {
+			s.fail("%%%d: unsupported op %v", in.ID, in.Op)
+		}
 	}
 }
 

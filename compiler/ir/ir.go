@@ -99,6 +99,10 @@ const (
 	// Added by HoistUniformExprs: word Index of the values the pre-shader
 	// (PreShader.Eval) computes from the storage once per draw.
 	UniformDerived
+	// Added by the backend for compute shaders (OpLoadBuffer, …): the VA
+	// and the size in bytes of the storage buffer bound at binding Index.
+	UniformBufferAddress
+	UniformBufferSize
 )
 
 func (k UniformKind) String() string {
@@ -117,6 +121,10 @@ func (k UniformKind) String() string {
 		return "stream_address"
 	case UniformDerived:
 		return "derived"
+	case UniformBufferAddress:
+		return "buffer_address"
+	case UniformBufferSize:
+		return "buffer_size"
 	}
 	return "?"
 }
