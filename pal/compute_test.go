@@ -70,12 +70,17 @@ void main() {
 // computeRig is a device with compute pipelines bound to memory.
 type computeRig struct {
 	*rig
-	pipes []*ComputePipeline
+	cqueue *Queue // on the compute engine
+	pipes  []*ComputePipeline
 }
 
 func newComputeRig(t testing.TB, shaders ...string) *computeRig {
 	t.Helper()
 	r := &computeRig{rig: newRig(t, 16, 16)}
+	var err error
+	if r.cqueue, err = r.dev.CreateQueue(QueueCreateInfo{Engine: EngineCompute}); err != nil {
+		t.Fatal(err)
+	}
 	for _, src := range shaders {
 		p, err := r.dev.CreateComputePipeline(ComputePipelineCreateInfo{Shader: src})
 		if err != nil {
@@ -134,10 +139,7 @@ func (r *computeRig) submit(t testing.TB, engine EngineType, cb *CmdBuffer) {
 	}
 	q := r.queue
 	if engine == EngineCompute {
-		var err error
-		if q, err = r.dev.CreateQueue(QueueCreateInfo{Engine: EngineCompute}); err != nil {
-			t.Fatal(err)
-		}
+		q = r.cqueue
 	}
 	f := r.dev.CreateFence()
 	if err := q.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: f}); err != nil {
