@@ -310,6 +310,8 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 			err = e.bin.run(p[0], p[1], gen)
 		case EngineCompute:
 			err = e.csd.run(p[0], p[1], gen)
+		case EngineDMA:
+			err = e.dmaRun(p[0], p[1], gen)
 		default:
 			err = e.g.render.run(e, p[0], p[1], gen)
 		}

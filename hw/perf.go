@@ -68,6 +68,11 @@ const (
 	CtrComputeBarriers       // BARRIER signals executed (per batch)
 	CtrComputeSharedAccesses // shared-memory loads, stores and atomics (per lane)
 
+	// DMA engine counters (dma.go).
+	CtrDMACommands     // DMA_COMMAND descriptors executed
+	CtrDMABytesRead    // bytes the copies read
+	CtrDMABytesWritten // bytes the copies and fills wrote
+
 	NumCounters
 )
 
@@ -76,9 +81,11 @@ const (
 	CounterBinFirst     = CtrBinPrimitives
 	CounterRenderFirst  = CtrTiles
 	CounterComputeFirst = CtrComputeDispatches
+	CounterDMAFirst     = CtrDMACommands
 	NumBinCounters      = int(CounterRenderFirst - CounterBinFirst)
 	NumRenderCounters   = int(CounterComputeFirst - CounterRenderFirst)
-	NumComputeCounters  = int(NumCounters - CounterComputeFirst)
+	NumComputeCounters  = int(CounterDMAFirst - CounterComputeFirst)
+	NumDMACounters      = int(NumCounters - CounterDMAFirst)
 )
 
 var counterNames = [NumCounters]string{
@@ -121,6 +128,9 @@ var counterNames = [NumCounters]string{
 	CtrComputeInstructions:   "compute.instructions",
 	CtrComputeBarriers:       "compute.barriers",
 	CtrComputeSharedAccesses: "compute.shared_accesses",
+	CtrDMACommands:           "dma.commands",
+	CtrDMABytesRead:          "dma.bytes_read",
+	CtrDMABytesWritten:       "dma.bytes_written",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -136,6 +146,9 @@ func (c Counter) Engine() int {
 	if c < CounterRenderFirst {
 		return EngineBin
 	}
+	if c >= CounterDMAFirst {
+		return EngineDMA
+	}
 	if c >= CounterComputeFirst {
 		return EngineCompute
 	}
@@ -149,6 +162,8 @@ func engineCounters(e int) (first Counter, n int) {
 		return CounterBinFirst, NumBinCounters
 	case EngineCompute:
 		return CounterComputeFirst, NumComputeCounters
+	case EngineDMA:
+		return CounterDMAFirst, NumDMACounters
 	}
 	return CounterRenderFirst, NumRenderCounters
 }

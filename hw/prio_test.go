@@ -28,6 +28,8 @@ func TestRingRegisterMap(t *testing.T) {
 		{"COMPUTE base p0", RegRingBase(EngineCompute), 0x140},
 		{"COMPUTE wptr high", RegPrioRingWptr(EngineCompute, PriorityHigh), 0x15C},
 		{"CP_STATUS COMPUTE", RegCPStatus(EngineCompute), 0x908},
+		{"DMA base p0", RegRingBase(EngineDMA), 0x160},
+		{"DMA rptr high", RegPrioRingRptr(EngineDMA, PriorityHigh), 0x178},
 	}
 	for _, tt := range tests {
 		if tt.r != tt.want {
@@ -44,7 +46,7 @@ func TestRingRegisterMap(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []Reg{0xFC, 0x160, RegIntrStatus} {
+	for _, r := range []Reg{0xFC, 0x180, RegIntrStatus} {
 		if _, _, _, ok := decodeRingReg(r); ok {
 			t.Errorf("%#x decoded as a ring register", r)
 		}

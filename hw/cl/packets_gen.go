@@ -344,6 +344,22 @@ func (v SwizzleChannel) Valid() bool {
 	return int(v) < len(enumSwizzleChannel.Values) && enumSwizzleChannel.Values[v] != ""
 }
 
+// DMAOp is an enumeration of the TG hardware (hw/spec/tg.xml).
+type DMAOp uint8
+
+const (
+	DMAOpCopy DMAOp = 1 // COPY
+	DMAOpFill DMAOp = 2 // FILL
+)
+
+var enumDMAOp = Enum{Name: "DMAOp", Values: []string{"", "COPY", "FILL"}}
+
+// String returns the decoder text of v ("DMAOp(n)" for undefined values).
+func (v DMAOp) String() string { return enumDMAOp.ValueName(uint64(v)) }
+
+// Valid reports whether v is a value the hardware defines.
+func (v DMAOp) Valid() bool { return int(v) < len(enumDMAOp.Values) && enumDMAOp.Values[v] != "" }
+
 // ShaderFlags bits (ShaderRecord.Flags).
 const (
 	ShaderFlagFragmentSingleThreaded    = 1 << 0 // FRAGMENT_SHADER_SINGLE_THREADED
@@ -457,6 +473,7 @@ const (
 	SizeAttributeRecord                = 12
 	SizeTextureDescriptor              = 32
 	SizeComputeDispatch                = 48
+	SizeDMACommand                     = 32
 )
 
 // RingNop is the ring packet NOP.
@@ -3172,6 +3189,87 @@ var layoutComputeDispatch = Layout{
 	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff},
 }
 
+// DMACommand is the in-memory structure DMA_COMMAND.
+type DMACommand struct {
+	Op         DMAOp
+	SrcAddress uint32
+	DstAddress uint32
+	SrcPitch   uint32
+	DstPitch   uint32
+	RowBytes   uint32
+	Rows       uint32
+	Value      uint32
+}
+
+// Size returns SizeDMACommand, the packed size in bytes.
+func (DMACommand) Size() int { return SizeDMACommand }
+
+// Pack writes the packed DMA_COMMAND to dst[:SizeDMACommand]. dst must hold at least SizeDMACommand bytes.
+func (r DMACommand) Pack(dst []byte) {
+	_ = dst[SizeDMACommand-1]
+	dst[0] = byte(r.Op)
+	binary.LittleEndian.PutUint32(dst[4:], r.SrcAddress)
+	binary.LittleEndian.PutUint32(dst[8:], r.DstAddress)
+	binary.LittleEndian.PutUint32(dst[12:], r.SrcPitch)
+	binary.LittleEndian.PutUint32(dst[16:], r.DstPitch)
+	binary.LittleEndian.PutUint32(dst[20:], r.RowBytes)
+	binary.LittleEndian.PutUint32(dst[24:], r.Rows)
+	binary.LittleEndian.PutUint32(dst[28:], r.Value)
+	dst[1] = 0
+	dst[2] = 0
+	dst[3] = 0
+}
+
+// Unpack decodes a packed DMA_COMMAND from src, which must hold at least SizeDMACommand bytes.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *DMACommand) Unpack(src []byte) error {
+	if len(src) < SizeDMACommand {
+		return errShort(&layoutDMACommand, len(src))
+	}
+	r.Op = DMAOp(src[0])
+	r.SrcAddress = binary.LittleEndian.Uint32(src[4:])
+	r.DstAddress = binary.LittleEndian.Uint32(src[8:])
+	r.SrcPitch = binary.LittleEndian.Uint32(src[12:])
+	r.DstPitch = binary.LittleEndian.Uint32(src[16:])
+	r.RowBytes = binary.LittleEndian.Uint32(src[20:])
+	r.Rows = binary.LittleEndian.Uint32(src[24:])
+	r.Value = binary.LittleEndian.Uint32(src[28:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r DMACommand) String() string {
+	var b [SizeDMACommand]byte
+	r.Pack(b[:])
+	return layoutDMACommand.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r DMACommand) Check() error {
+	if !r.Op.Valid() {
+		return errEnum(&layoutDMACommand, 0, uint64(r.Op))
+	}
+	return nil
+}
+
+var layoutDMACommand = Layout{
+	Name:   "DMA_COMMAND",
+	GoName: "DMACommand",
+	Size:   SizeDMACommand,
+	Fields: []Field{
+		{Name: "Op", Text: "op", Start: 0, Width: 8, Kind: KindEnum, Enum: &enumDMAOp},
+		{Name: "SrcAddress", Text: "src_address", Start: 32, Width: 32, Kind: KindUint, Address: true},
+		{Name: "DstAddress", Text: "dst_address", Start: 64, Width: 32, Kind: KindUint, Address: true},
+		{Name: "SrcPitch", Text: "src_pitch", Start: 96, Width: 32, Kind: KindUint},
+		{Name: "DstPitch", Text: "dst_pitch", Start: 128, Width: 32, Kind: KindUint},
+		{Name: "RowBytes", Text: "row_bytes", Start: 160, Width: 32, Kind: KindUint},
+		{Name: "Rows", Text: "rows", Start: 192, Width: 32, Kind: KindUint},
+		{Name: "Value", Text: "value", Start: 224, Width: 32, Kind: KindUint, Hex: true},
+	},
+	AddressOffsets: []int{4, 8},
+	Reserved:       []byte{0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
 // recordLayouts is indexed by control-list opcode.
 var recordLayouts = [256]*Layout{
 	OpHalt:                           &layoutHalt,
@@ -3224,6 +3322,7 @@ var (
 	AttributeRecordLayout   = &layoutAttributeRecord
 	TextureDescriptorLayout = &layoutTextureDescriptor
 	ComputeDispatchLayout   = &layoutComputeDispatch
+	DMACommandLayout        = &layoutDMACommand
 )
 
 // newRecord returns a zero record of every control-list opcode, for
