@@ -92,10 +92,6 @@ type SubmitComputeArgs struct {
 	OutFence uint64 // out
 }
 
-// computeReportBytes is a compute job's report area: COMPUTE's start- and
-// end-of-pipe records.
-var computeReportBytes = 2 * reportRecBytes[engineCompute]
-
 // SubmitCompute validates a compute job and queues it on the COMPUTE
 // engine. On success a.OutFence is its fence. A rejection returns EINVAL,
 // ENOENT or EFAULT naming the offending dispatch, BO or reloc; nothing
@@ -161,7 +157,7 @@ func (f *File) SubmitCompute(user *SubmitComputeArgs) error {
 	if err != nil {
 		return err
 	}
-	report, err := d.allocBOLocked(c, computeReportBytes, true, true)
+	report, err := d.allocBOLocked(c, singleReportBytes(engineCompute), true, true)
 	if err != nil {
 		d.freeBOLocked(exec)
 		return err
@@ -200,55 +196,14 @@ func (f *File) SubmitCompute(user *SubmitComputeArgs) error {
 		b.busy++
 	}
 	j := &job{
-		ctx: c, prio: c.prio, exec: exec, tile: report, compute: true,
+		ctx: c, prio: c.prio, exec: exec, tile: report, kind: kindCompute,
 		bos: bos, writes: make([]bool, len(bos)),
-		cdVA: exec.va, cdSize: listBytes,
+		listVA: exec.va, listSize: listBytes,
 		uniVA: uniVA, uniSize: uint32(len(a.Uniforms)),
 		queuedAt: d.gpuTime(), perfMon: pm, perfMonID: a.PerfMon,
 	}
-	if pm != nil {
-		pm.pending++
-	}
-	d.seqno++
-	j.fence = &fence{seqno: d.seqno, done: make(chan struct{}), owner: c, job: j}
-	c.issued(d.seqno)
-	d.pending[d.seqno] = j.fence
-	for _, fn := range a.InFences {
-		if fc := d.pending[fn]; fc != nil {
-			j.deps = append(j.deps, fc)
-		}
-	}
-	// Implicit synchronisation: the COMPUTE rings run a context's compute
-	// jobs in order, so only earlier graphics jobs using the same BOs
-	// (which no ring orders against this job) are waited for.
-	for i, b := range bos {
-		w := a.BOs[i].Flags&BOWrite != 0
-		j.writes[i] = w
-		if b.lastWrite != nil && !b.lastWrite.onCompute() && !b.lastWrite.signalled() {
-			j.deps = append(j.deps, b.lastWrite)
-		}
-		if w {
-			for _, r := range b.reads {
-				if !r.onCompute() && !r.signalled() {
-					j.deps = append(j.deps, r)
-				}
-			}
-			b.lastWrite, b.reads = j.fence, nil
-		} else {
-			live := b.reads[:0]
-			for _, r := range b.reads {
-				if !r.signalled() {
-					live = append(live, r)
-				}
-			}
-			b.reads = append(live, j.fence)
-		}
-	}
-	c.queue = append(c.queue, j)
-	c.active++
-	c.unfinished = append(c.unfinished, j.fence.seqno)
+	d.queueSingle(f, j, a.BOs, a.InFences, pm)
 	user.OutFence = j.fence.seqno
-	d.kick()
 	return nil
 }
 
@@ -340,78 +295,9 @@ func checkDispatch(a *SubmitComputeArgs, i int, bos []*bo, threads uint64) error
 	return nil
 }
 
-// onCompute reports whether fc belongs to a compute job still pending.
-// d.mu is held.
-func (fc *fence) onCompute() bool { return fc.job != nil && fc.job.compute }
-
-// memstoreComputeSeqno reads the fence word the COMPUTE ring's
-// EVENT_WRITE updates for c's compute jobs of priority p.
-func (d *Device) memstoreComputeSeqno(c *gpuContext, p int) uint32 {
-	return loadSync32(d.mem, c.memstorePA+memstoreComputeSeqnoAt(p))
-}
-
-// memstoreComputeSeqnoAt is the memstore offset of the compute fence word
-// of priority p: compute jobs complete independently of graphics jobs,
-// so they have their own (hardware.md §3's words at 0 and 64 are the
-// graphics ones).
-func memstoreComputeSeqnoAt(p int) uint32 { return 96 + 16*uint32(p) }
-
-// emitCompute writes compute job j's packets to its priority's COMPUTE
-// ring: SET_CONTEXT; EVENT_WRITE(TS|CTR) start-of-pipe; INDIRECT_BUFFER
-// (the compute list); EVENT_WRITE(TS|CTR) end-of-pipe; EVENT_WRITE(IRQ,
-// the compute fence word).
-func (d *Device) emitCompute(j *job) {
-	p := j.prio
-	var w [4]uint32
-	var captured map[int][]uint32
-	if d.opts.Capture != nil {
-		captured = map[int][]uint32{}
-	}
-	put := func(pkt cl.RingPacket) {
-		pkt.Pack(w[:pkt.Words()])
-		d.ringWrite(engineCompute, p, w[:pkt.Words()])
-		if captured != nil {
-			captured[engineCompute] = append(captured[engineCompute], w[:pkt.Words()]...)
-		}
-	}
-	rep := j.tile.va
-	j.submittedAt = d.gpuTime()
-	put(cl.RingSetContext{CtxID: j.ctx.id, PageTable: j.ctx.as.l1})
-	put(cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(engineCompute, false)})
-	j.cStart = d.rings[engineCompute][p].submitted
-	put(cl.RingIndirectBuffer{Address: j.cdVA, Size: j.cdSize})
-	put(cl.RingEventWrite{Flags: eventTimestampCounters, Address: rep + reportOff(engineCompute, true)})
-	put(cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreComputeSeqnoAt(p), Value: uint32(j.fence.seqno)})
-	j.ringEnd[engineCompute] = d.rings[engineCompute][p].submitted
-	d.inflight[p] = append(d.inflight[p], j)
-	if captured != nil {
-		d.opts.Capture(d.captureCompute(j, captured))
-	}
-}
-
-// captureCompute describes compute job j for Options.Capture: its ring
-// packets, uniforms and (as BinCL) its compute list.
-func (d *Device) captureCompute(j *job, rings map[int][]uint32) *Capture {
-	exec := func(va, n uint32) []byte {
-		off := j.exec.pa + (va - j.exec.va)
-		return d.mem[off : off+n]
-	}
-	return &Capture{
-		Context: j.ctx.id, Fence: j.fence.seqno, Priority: Priority(j.prio), Rings: rings,
-		BinCL: exec(j.cdVA, j.cdSize), BinCLAddress: j.cdVA,
-		Uniforms: exec(j.uniVA, j.uniSize), UniformsAddress: j.uniVA,
-		Read: d.captureReader(j),
-	}
-}
-
-// dumpComputeJob fills a crash dump for compute job j: its compute list
-// (as BinCL), uniforms, BOs and the code of each dispatch.
-func (d *Device) dumpComputeJob(dp *Dump, j *job, exec func(va, n uint32) []byte) {
-	dp.BinCL, dp.BinCLAddress = exec(j.cdVA, j.cdSize), j.cdVA
-	dp.Uniforms, dp.UniformsAddress = exec(j.uniVA, j.uniSize), j.uniVA
-	for i, b := range j.bos {
-		dp.BOs = append(dp.BOs, DumpBO{VA: b.va, Size: b.size(), Write: i < len(j.writes) && j.writes[i]})
-	}
+// dumpComputeCode adds the code of each dispatch of compute job j to a
+// crash dump (dumpSingleJob put its list in dp.BinCL).
+func (d *Device) dumpComputeCode(dp *Dump, j *job) {
 	seen := map[uint32]bool{}
 	for off := 0; off+cl.SizeComputeDispatch <= len(dp.BinCL); off += cl.SizeComputeDispatch {
 		var x cl.ComputeDispatch

@@ -205,8 +205,8 @@ func (d *Device) dumpJob(dp *Dump, j *job) {
 		off := j.exec.pa + (va - j.exec.va)
 		return append([]byte(nil), d.mem[off:off+n]...)
 	}
-	if j.compute {
-		d.dumpComputeJob(dp, j, exec)
+	if j.kind != kindGraphics {
+		d.dumpSingleJob(dp, j, exec)
 		return
 	}
 	dp.BinCL, dp.BinCLAddress = exec(j.binVA, j.binSize), j.binVA

@@ -18,10 +18,11 @@ type reg uint32
 
 // Ring registers of engine e's priority-p ring (hardware.md §2): priority 0
 // keeps the original offsets 0x100 + e·0x10, priority p adds p·0x20;
-// COMPUTE's rings follow at 0x140 + p·0x10 (hardware.md §9).
+// the later engines' rings follow at 0x140 + (e−2)·0x20 + p·0x10
+// (hardware.md §9, §10).
 func ringReg(e, p int, off reg) reg {
-	if e == engineCompute {
-		return 0x140 + reg(p)*0x10 + off
+	if e >= engineCompute {
+		return 0x140 + reg(e-engineCompute)*0x20 + reg(p)*0x10 + off
 	}
 	return 0x100 + reg(p)*0x20 + reg(e)*0x10 + off
 }
@@ -79,11 +80,12 @@ const (
 	engineBin     = 0
 	engineRender  = 1
 	engineCompute = 2 // compute jobs (compute.go)
-	numEngines    = 3
-	allEngines    = 1<<engineBin | 1<<engineRender | 1<<engineCompute
+	engineDMA     = 3 // DMA jobs (dma.go)
+	numEngines    = 4
+	allEngines    = 1<<numEngines - 1
 )
 
-var engineNames = [numEngines]string{"BIN", "RENDER", "COMPUTE"}
+var engineNames = [numEngines]string{"BIN", "RENDER", "COMPUTE", "DMA"}
 
 // Ring priority levels: one ring per engine and level; the command
 // processors serve higher levels first at packet boundaries.

@@ -374,8 +374,8 @@ func TestBothRingsWrap(t *testing.T) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			for e := range d.rings {
-				if e == engineCompute {
-					continue // graphics jobs do not use COMPUTE's rings
+				if !kindGraphics.uses(e) {
+					continue // graphics jobs do not use COMPUTE's and DMA's rings
 				}
 				for p, r := range d.rings[e] {
 					if r.submitted < 2*uint64(r.size) {

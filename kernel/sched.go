@@ -102,10 +102,11 @@ func (d *Device) service() {
 	// that faulted raised MMU_FAULT before its EVENT_WRITE and RPTR moved
 	// on, so every fault of a job this snapshot shows finished is in hand
 	// before retire decides the job's fate.
-	var renderDone, computeDone [numPriorities]uint64
-	for p := range renderDone {
-		renderDone[p] = d.consumed(engineRender, p)
-		computeDone[p] = d.consumed(engineCompute, p)
+	var done [numPriorities][numEngines]uint64
+	for p := range done {
+		for e := range done[p] {
+			done[p][e] = d.consumed(e, p)
+		}
 	}
 	d.onInterrupt()
 	d.irqMu.Lock()
@@ -122,8 +123,8 @@ func (d *Device) service() {
 	if bits&intrBinOOM != 0 {
 		d.handleBinOOM()
 	}
-	for p := range renderDone {
-		d.retire(p, renderDone[p], computeDone[p])
+	for p := range done {
+		d.retire(p, &done[p])
 	}
 	d.reapZombies()
 	d.dispatch()
@@ -149,32 +150,30 @@ func (d *Device) numInflight() int {
 	return n
 }
 
-// retire completes priority p's in-flight jobs; renderDone and
-// computeDone are the positions of that priority's RENDER and COMPUTE
-// rings the command processors had executed up to. Graphics jobs retire
-// in RENDER ring order and compute jobs in COMPUTE ring order, each kind
-// independently of the other (the engines run concurrently).
-func (d *Device) retire(p int, renderDone, computeDone uint64) {
+// retire completes priority p's in-flight jobs; done[e] is the position
+// of engine e's priority-p ring its command processor had executed up
+// to. Graphics jobs retire in RENDER ring order, compute and DMA jobs in
+// their engines' ring orders, each kind independently of the others (the
+// engines run concurrently).
+func (d *Device) retire(p int, done *[numEngines]uint64) {
 	if len(d.inflight[p]) == 0 {
 		return
 	}
 	n := 0
-	var blocked [2]bool // graphics, compute: an earlier job of the kind has not finished
+	var blocked [numJobKinds]bool // an earlier job of the kind has not finished
 	keep := d.inflight[p][:0]
 	for _, j := range d.inflight[p] {
-		kind, e, done, seqno := 0, engineRender, renderDone, d.memstoreSeqno(j.ctx, p)
-		if j.compute {
-			kind, e, done, seqno = 1, engineCompute, computeDone, d.memstoreComputeSeqno(j.ctx, p)
-		}
+		kind, e := j.kind, j.kind.engine()
+		at, seqno := done[e], d.memstoreEngineSeqno(j.ctx, kind, p)
 		// The command processor raises the EVENT interrupt while executing
 		// EVENT_WRITE and advances RPTR past it only afterwards. RPTR at the
 		// EVENT_WRITE already proves the IB finished; the memstore then
 		// tells whether EVENT_WRITE has run. Requiring RPTR means a shader
 		// that forges its memstore cannot retire a running job.
-		ibDone := done >= j.ringEnd[e]-4*cl.RingWordsEventWrite
+		ibDone := at >= j.ringEnd[e]-4*cl.RingWordsEventWrite
 		err := j.err
 		if ibDone && !blocked[kind] && int32(seqno-uint32(j.fence.seqno)) < 0 {
-			if done < j.ringEnd[e] {
+			if at < j.ringEnd[e] {
 				ibDone = false // EVENT_WRITE still executing
 			} else if err == nil {
 				// The ring passed EVENT_WRITE but the memstore disagrees: the
@@ -408,7 +407,7 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || !d.ringRoom(p, j.compute) {
+				if j.prio != p || !d.ringRoom(p, j.kind) {
 					continue
 				}
 				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
@@ -432,17 +431,20 @@ func (d *Device) dispatch() {
 var jobRingBytes = [numEngines]uint64{
 	engineBin:     4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
 	engineRender:  4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
-	engineCompute: 4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineCompute: singleJobRingBytes,
+	engineDMA:     singleJobRingBytes,
 }
+
+// singleJobRingBytes: emitSingle's packets.
+const singleJobRingBytes = 4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite)
 
 const ringReserve = 4*cl.RingWordsNop + 4
 
-// ringRoom reports whether the priority-p rings of the engines a job
-// uses (BIN and RENDER, or COMPUTE for a compute job) have room for one
-// more job.
-func (d *Device) ringRoom(p int, compute bool) bool {
+// ringRoom reports whether the priority-p rings of the engines a job of
+// kind k uses have room for one more job.
+func (d *Device) ringRoom(p int, k jobKind) bool {
 	for e := range d.rings {
-		if compute != (e == engineCompute) {
+		if !k.uses(e) {
 			continue
 		}
 		r := d.rings[e][p]
@@ -488,8 +490,8 @@ func (d *Device) emit(j *job) {
 	if len(d.inflight[p]) == 0 {
 		d.ringHead[p] = now
 	}
-	if j.compute {
-		d.emitCompute(j)
+	if j.kind != kindGraphics {
+		d.emitSingle(j)
 		return
 	}
 	c := j.ctx
@@ -655,11 +657,13 @@ func (d *Device) watchdog() {
 		}
 		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
-	// Where COMPUTE was before the reset: a compute job it had started
-	// is not replayed (below).
-	var computeDone [numPriorities]uint64
-	for p := range computeDone {
-		computeDone[p] = d.consumed(engineCompute, p)
+	// Where each engine was before the reset: a compute or DMA job its
+	// engine had started is not replayed (below).
+	var before [numEngines][numPriorities]uint64
+	for e := range before {
+		for p := range before[e] {
+			before[e][p] = d.consumed(e, p)
+		}
 	}
 	d.m.WriteReg(regReset, allEngines)
 	// RESET made RPTR = WPTR on every ring; nothing of the old contents
@@ -727,18 +731,19 @@ func (d *Device) watchdog() {
 		case policy == FaultNoReplay:
 			e = lost
 			j.ctx.guilty, j.ctx.innocent = lost, true
-		case j.compute && computeDone[j.prio] >= j.cStart:
+		case j.kind != kindGraphics && before[j.kind.engine()][j.prio] >= j.listStart:
 			// A compute job may read what it writes (a prefix sum in
-			// place, atomics): running part of it twice could give wrong
-			// results, so a started one fails instead of replaying.
-			e = &Error{Errno: EIO, Msg: fmt.Sprintf("compute job (fence %d) was running when a GPU reset caused by context %d stopped it; started compute work is not replayed: %s", j.fence.seqno, head.ctx.id, err.Msg)}
+			// place, atomics), a DMA job copy what it copied: running part
+			// of one twice could give wrong results, so a started one
+			// fails instead of replaying.
+			e = &Error{Errno: EIO, Msg: fmt.Sprintf("%s job (fence %d) was running when a GPU reset caused by context %d stopped it; started compute and DMA work is not replayed: %s", engineNames[j.kind.engine()], j.fence.seqno, head.ctx.id, err.Msg)}
 		}
 		if e != nil {
 			d.signalJob(j, e)
 			d.zombies = append(d.zombies, j)
 			continue
 		}
-		if k := (ctxRing{j.ctx, j.prio}); !j.compute && !replayed[k] {
+		if k := (ctxRing{j.ctx, j.prio}); j.kind == kindGraphics && !replayed[k] {
 			// The abandoned bin may have signalled this job's semaphore
 			// already; rewind it so the replayed render waits for the
 			// replayed bin.

@@ -29,12 +29,13 @@ type job struct {
 	ringEnd    [numEngines]uint64 // ring positions just after the job's packets
 	endOfFrame bool               // submitted with SubmitEndOfFrame
 
-	// A compute job (SubmitCompute) runs only on the COMPUTE engine: its
-	// compute list is at cdVA in exec, its report area in tile, and
-	// cStart is the COMPUTE ring position of its INDIRECT_BUFFER.
-	compute      bool
-	cdVA, cdSize uint32
-	cStart       uint64
+	// kind says which engines run the job (engines.go). A single-engine
+	// job (compute, DMA) has its list at listVA in exec, its report area
+	// in tile, and listStart is its engine's ring position of its
+	// INDIRECT_BUFFER.
+	kind             jobKind
+	listVA, listSize uint32
+	listStart        uint64
 	err          *Error // set when its context became guilty while it ran
 
 	// Observability (perf.go): the report area's offset in tile, the GPU
@@ -205,7 +206,8 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	// is what lets frame N+1 bin while frame N renders into the same
 	// surface. A BO reached through a relocation may be touched by the
 	// binner (vertices, indices, coordinate shader), so it waits. A compute
-	// job's use is ordered by no ring of this job: it always waits.
+	// job's or a DMA job's use is ordered by no ring of this job: it always
+	// waits.
 	binUse := make([]bool, len(v.bos))
 	for i := range a.Relocs {
 		if r := &a.Relocs[i]; r.Target == TargetBO {
@@ -215,12 +217,12 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	for i, b := range v.bos {
 		w := a.BOs[i].Flags&BOWrite != 0
 		j.writes[i] = w // b.busy was raised in prepareSubmit
-		if b.lastWrite != nil && (binUse[i] || b.lastWrite.onCompute()) && !b.lastWrite.signalled() {
+		if b.lastWrite != nil && (binUse[i] || b.lastWrite.onOtherEngine()) && !b.lastWrite.signalled() {
 			j.deps = append(j.deps, b.lastWrite)
 		}
 		if w {
 			for _, r := range b.reads {
-				if (binUse[i] || r.onCompute()) && !r.signalled() {
+				if (binUse[i] || r.onOtherEngine()) && !r.signalled() {
 					j.deps = append(j.deps, r)
 				}
 			}
