@@ -36,7 +36,7 @@ type job struct {
 	kind             jobKind
 	listVA, listSize uint32
 	listStart        uint64
-	err          *Error // set when its context became guilty while it ran
+	err              *Error // set when its context became guilty while it ran
 
 	// Observability (perf.go): the report area's offset in tile, the GPU
 	// times of SubmitCL and of the ring write, and the perf monitor.
