@@ -75,6 +75,10 @@ type MemoryCopyRegion struct {
 type copyOp struct {
 	src, dst *GpuMemory
 	run      func()
+	// dma is the same operation as DMA engine commands, when it has a
+	// form the engine runs (4-byte aligned); a DMA queue submits those
+	// (dma.go) and runs the others on the CPU.
+	dma []dmaCmd
 }
 
 type seg struct{ chunk, start, end int }
@@ -195,7 +199,7 @@ func (d *Device) CreateCmdBuffer(ci CmdBufferCreateInfo) (*CmdBuffer, error) {
 	if ci.Allocator == nil {
 		return nil, fmt.Errorf("%w: CmdBuffer needs a CmdAllocator", ErrInvalidArgument)
 	}
-	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute {
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute && ci.Engine != EngineDma {
 		return nil, fmt.Errorf("%w: engine %v", ErrUnsupported, ci.Engine)
 	}
 	return &CmdBuffer{dev: d, alloc: ci.Allocator, engine: ci.Engine}, nil
@@ -669,11 +673,17 @@ func (cb *CmdBuffer) CmdCopyMemory(src, dst *GpuMemory, regions []MemoryCopyRegi
 		}
 	}
 	regions = append([]MemoryCopyRegion(nil), regions...)
-	cb.addCopy(&copyOp{src: src, dst: dst, run: func() {
+	op := &copyOp{src: src, dst: dst, run: func() {
 		for _, r := range regions {
 			copy(dst.bytes[r.DstOffset:r.DstOffset+r.Size], src.bytes[r.SrcOffset:r.SrcOffset+r.Size])
 		}
-	}})
+	}}
+	for _, r := range regions {
+		if r.Size > 0 {
+			op.dma = append(op.dma, dmaCmd{src: src, dst: dst, srcOff: r.SrcOffset, dstOff: r.DstOffset, rowBytes: r.Size, rows: 1})
+		}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -689,12 +699,16 @@ func (cb *CmdBuffer) CmdFillMemory(dst *GpuMemory, offset, size uint64, value ui
 	if offset%4 != 0 || size%4 != 0 || offset > dst.size || size > dst.size-offset {
 		return cb.failf(ErrInvalidArgument, "CmdFillMemory: %d bytes at %d of %d (multiples of 4 inside the memory)", size, offset, dst.size)
 	}
-	cb.addCopy(&copyOp{dst: dst, run: func() {
+	op := &copyOp{dst: dst, run: func() {
 		b := dst.bytes[offset : offset+size]
 		for i := 0; i+4 <= len(b); i += 4 {
 			binary.LittleEndian.PutUint32(b[i:], value)
 		}
-	}})
+	}}
+	if size > 0 {
+		op.dma = []dmaCmd{{fill: true, value: value, dst: dst, dstOff: offset, rowBytes: size, rows: 1}}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -772,12 +786,19 @@ func (cb *CmdBuffer) CmdCopyImage(src *Image, srcRegion ImageRegion, dst *Image,
 	if err := errors.Join(err1, err2); err != nil {
 		return cb.fail(fmt.Errorf("CmdCopyImage: %w", err))
 	}
-	smem, _ := src.get()
-	dmem, _ := dst.get()
-	cb.addCopy(&copyOp{src: smem, dst: dmem, run: func() {
+	smem, soff := src.get()
+	dmem, doff := dst.get()
+	op := &copyOp{src: smem, dst: dmem, run: func() {
 		copyRows(db, dstY*dl.RowPitch+4*dstX, dl.RowPitch, sb, srcRegion.Y*sl.RowPitch+4*srcRegion.X, sl.RowPitch,
 			4*srcRegion.Width, srcRegion.Height)
-	}})
+	}}
+	if srcRegion.Width > 0 && srcRegion.Height > 0 {
+		op.dma = []dmaCmd{{src: smem, dst: dmem,
+			srcOff: soff + sl.Offset + uint64(srcRegion.Y*sl.RowPitch+4*srcRegion.X), srcPitch: uint64(sl.RowPitch),
+			dstOff: doff + dl.Offset + uint64(dstY*dl.RowPitch+4*dstX), dstPitch: uint64(dl.RowPitch),
+			rowBytes: uint64(4 * srcRegion.Width), rows: uint64(srcRegion.Height)}}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -819,17 +840,28 @@ func (cb *CmdBuffer) copyMemoryImage(cmd string, mem *GpuMemory, memOffset uint6
 	if err != nil {
 		return cb.fail(fmt.Errorf("%s: %w", cmd, err))
 	}
-	imem, _ := im.get()
+	imem, ioff := im.get()
 	imOff := region.Y*l.RowPitch + 4*region.X
+	var op *copyOp
+	imCmd := dmaCmd{rowBytes: uint64(4 * region.Width), rows: uint64(region.Height)}
+	imAt, imPitch := ioff+l.Offset+uint64(imOff), uint64(l.RowPitch)
 	if toImage {
-		cb.addCopy(&copyOp{src: mem, dst: imem, run: func() {
+		op = &copyOp{src: mem, dst: imem, run: func() {
 			copyRows(ib, imOff, l.RowPitch, mem.bytes, int(memOffset), rowPitch, 4*region.Width, region.Height)
-		}})
+		}}
+		imCmd.src, imCmd.srcOff, imCmd.srcPitch = mem, memOffset, uint64(rowPitch)
+		imCmd.dst, imCmd.dstOff, imCmd.dstPitch = imem, imAt, imPitch
 	} else {
-		cb.addCopy(&copyOp{src: imem, dst: mem, run: func() {
+		op = &copyOp{src: imem, dst: mem, run: func() {
 			copyRows(mem.bytes, int(memOffset), rowPitch, ib, imOff, l.RowPitch, 4*region.Width, region.Height)
-		}})
+		}}
+		imCmd.src, imCmd.srcOff, imCmd.srcPitch = imem, imAt, imPitch
+		imCmd.dst, imCmd.dstOff, imCmd.dstPitch = mem, memOffset, uint64(rowPitch)
 	}
+	if region.Width > 0 && region.Height > 0 {
+		op.dma = []dmaCmd{imCmd}
+	}
+	cb.addCopy(op)
 	return nil
 }
 

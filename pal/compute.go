@@ -210,6 +210,9 @@ type computeJob struct {
 
 // dispatch validates the bound compute state and appends one dispatch.
 func (cb *CmdBuffer) dispatch(cmd string, d kernel.ComputeDispatch, indirect *GpuMemory, indirectOff uint64) error {
+	if cb.engine == EngineDma {
+		return cb.failf(ErrInvalidArgument, "%s on a DMA command buffer", cmd)
+	}
 	p := cb.cpipeline
 	if p == nil {
 		return cb.failf(ErrInvalidArgument, "%s: no compute pipeline bound (CmdBindComputePipeline)", cmd)
@@ -272,12 +275,12 @@ func (cb *CmdBuffer) dispatch(cmd string, d kernel.ComputeDispatch, indirect *Gp
 func (q *Queue) runCompute(j *job) error {
 	a := kernel.SubmitComputeArgs{
 		Dispatches: j.compute.dispatches, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
-		InFences: q.waitFences,
+		InFences: q.inFences(onCompute),
 	}
 	if err := q.dev.file.SubmitCompute(&a); err != nil {
 		return kernelErr("Submit", err)
 	}
 	q.waitFences = q.waitFences[:0]
-	q.last = a.OutFence
+	q.last, q.lastKind = a.OutFence, onCompute
 	return nil
 }

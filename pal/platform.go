@@ -101,6 +101,9 @@ const (
 	// EngineCompute runs compute dispatches (and copies) on the GPU's
 	// COMPUTE engine, concurrently with graphics (compute.go).
 	EngineCompute
+	// EngineDma runs copies and fills on the GPU's DMA engine,
+	// concurrently with the other engines (dma.go).
+	EngineDma
 )
 
 func (e EngineType) String() string {
@@ -109,6 +112,8 @@ func (e EngineType) String() string {
 		return "universal"
 	case EngineCompute:
 		return "compute"
+	case EngineDma:
+		return "dma"
 	}
 	return fmt.Sprintf("EngineType(%d)", int(e))
 }
@@ -172,7 +177,7 @@ type Device struct {
 
 	mu     sync.Mutex
 	refs   map[*GpuMemory]int // device-wide residency (AddGpuMemoryReferences)
-	queues [2]int             // queues created per engine type
+	queues [3]int             // queues created per engine type
 }
 
 func newDevice(kd *kernel.Device, index int) (*Device, error) {
@@ -192,7 +197,7 @@ func newDevice(kd *kernel.Device, index int) (*Device, error) {
 	d.props = DeviceProperties{
 		Index:    index,
 		GfxLevel: "TG1",
-		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}, {Type: EngineCompute, QueueCount: maxQueues}},
+		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}, {Type: EngineCompute, QueueCount: maxQueues}, {Type: EngineDma, QueueCount: maxQueues}},
 		Heaps: []HeapProperties{{Heap: HeapLocal, Size: uint64(param(kernel.ParamMemorySize)),
 			Quota: uint64(param(kernel.ParamMemoryQuota))}},
 		Limits: Limits{

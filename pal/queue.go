@@ -23,15 +23,17 @@ type Queue struct {
 	engine EngineType
 
 	mu         sync.Mutex
-	last       uint64   // kernel fence of the queue's last job
-	waitFences []uint64 // semaphore waits the next job must honour
-	bcl        []byte   // gathers a job's chunks into one list
+	last       uint64    // kernel fence of the queue's last job
+	lastKind   jobEngine // the engine that job runs on
+	dmaJobs    int       // copies submitted to the DMA engine (tests)
+	waitFences []uint64  // semaphore waits the next job must honour
+	bcl        []byte    // gathers a job's chunks into one list
 }
 
 // CreateQueue creates a queue on an engine.
 func (d *Device) CreateQueue(ci QueueCreateInfo) (*Queue, error) {
-	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute {
-		return nil, fmt.Errorf("%w: engine %v (the TG GPU has the universal and compute engines)", ErrUnsupported, ci.Engine)
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute && ci.Engine != EngineDma {
+		return nil, fmt.Errorf("%w: engine %v (the TG GPU has the universal, compute and DMA engines)", ErrUnsupported, ci.Engine)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -148,6 +150,9 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		return nil
 	}
 	f := q.dev.file
+	if j.copy != nil && q.engine == EngineDma && j.copy.onGPU() {
+		return q.runDMA(j)
+	}
 	if j.copy != nil {
 		// Everything before the copy must have finished (the queue's
 		// jobs run in order, so waiting for the last one is enough), and
@@ -178,7 +183,7 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		BinCL: q.bcl, ShaderRecords: j.shaderRecs, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		Width: uint32(j.width), Height: uint32(j.height),
 		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
-		InFences: q.waitFences,
+		InFences: q.inFences(onGraphics),
 	}
 	if j.color != nil {
 		a.Color = q.target(j, j.color, j.colorClear)
@@ -190,8 +195,32 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		return kernelErr("Submit", err)
 	}
 	q.waitFences = q.waitFences[:0]
-	q.last = a.OutFence
+	q.last, q.lastKind = a.OutFence, onGraphics
 	return nil
+}
+
+// jobEngine says which GPU engine(s) a kernel job of a queue runs on.
+type jobEngine uint8
+
+const (
+	onNone     jobEngine = iota
+	onGraphics           // BIN + RENDER (SubmitCL)
+	onCompute            // COMPUTE (SubmitCompute)
+	onDMA                // DMA (SubmitDMA)
+)
+
+// inFences returns the in-fences of the queue's next job, which runs on
+// engine: the pending semaphore waits, and the queue's last job when that
+// ran on another engine. The kernel runs a context's jobs of one engine
+// in order, but jobs of different engines concurrently; waiting at each
+// change of engine keeps a queue's jobs completing in submission order,
+// so the fence of its last job (Fence, QueueSemaphore) covers all of
+// them. q.mu is held.
+func (q *Queue) inFences(engine jobEngine) []uint64 {
+	if q.last != 0 && q.lastKind != engine {
+		return append(q.waitFences, q.last)
+	}
+	return q.waitFences
 }
 
 func (q *Queue) target(j *job, im *Image, clear bool) kernel.RenderTarget {
