@@ -306,3 +306,49 @@ void main() { b.a[7] = 1u; }
 		t.Errorf("too-small buffer: %v", err)
 	}
 }
+
+// A queue's fence covers every job submitted before it, also when the
+// jobs run on different engines: here a compute job that spins until the
+// CPU sets a flag, then a graphics job on the same universal queue. The
+// graphics job alone would finish at once; the fence must wait for both.
+func TestQueueFenceCoversEarlierWorkOnOtherEngines(t *testing.T) {
+	const spinCS = `#version 310 es
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer F { uint flag; uint seen; } f;
+void main() {
+	for (int i = 0; i < 100000000; i++) {
+		if (atomicAdd(f.flag, 0u) != 0u) break;
+	}
+	f.seen = 1u;
+}
+`
+	r := newComputeRig(t, spinCS)
+	flag, fm := r.buffer(t, []uint32{0, 0})
+	cb := r.cmdBuffer(t, EngineUniversal)
+	for _, err := range []error{
+		cb.CmdBindComputePipeline(r.pipes[0]),
+		cb.CmdBindStorageBuffers(0, []BufferView{{Memory: flag}}),
+		cb.CmdDispatch(1, 1, 1),
+		cb.CmdBindTargets(r.target, nil),
+		cb.CmdClearColorTarget([4]float32{1, 0, 0, 1}),
+		cb.End(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fence := r.dev.CreateFence()
+	if err := r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: fence}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fence.Wait(200 * time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("the fence signalled (%v) while the queue's compute job still ran", err)
+	}
+	binary.LittleEndian.PutUint32(fm, 1)
+	if err := fence.Wait(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(fm[4:]) != 1 {
+		t.Error("the compute job did not finish its work")
+	}
+}

@@ -60,6 +60,25 @@ func sortedKeys(m map[int]bool) []int {
 	return out
 }
 
+// maskInvalidLanes starts a compute shader whose workgroup size is not
+// a multiple of 16 with the lanes beyond the workgroup inactive in the
+// execution mask: they execute every instruction (hardware.md §9), and
+// without the mask a loop would run as long as they, whose loads read 0,
+// keep its condition true (a loop that waits for a value in memory never
+// ended: TestQueueFenceCoversEarlierWorkOnOtherEngines).
+func (s *selector) maskInvalidLanes() {
+	c := s.f.Compute
+	if s.f.Stage != ir.Compute || c == nil || c.Invocations()%qpu.Lanes == 0 {
+		return
+	}
+	s.ensureExec()
+	n := s.constant(uint32(c.Invocations()))
+	s.mov(s.exec, imm(0))
+	s.emit(AddOp(isa.OpSUB), nop, Spec(SpecLocalIndex), n).SF = true
+	s.mov(s.exec, imm(1)).Cond = isa.CondNC // local index ≥ invocations
+	s.masked = true
+}
+
 var (
 	localIDSpecs   = [3]Special{SpecLocalIDX, SpecLocalIDY, SpecLocalIDZ}
 	workgroupSpecs = [3]Special{SpecWorkgroupX, SpecWorkgroupY, SpecWorkgroupZ}

@@ -75,6 +75,7 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	s.ifFused = ifCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
 	s.planUniforms()
 	s.hoist()
+	s.maskInvalidLanes()
 	s.nodes(f.Body)
 	if s.lastThrsw != nil {
 		s.lastThrsw.lastThrsw = true
