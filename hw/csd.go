@@ -294,7 +294,7 @@ func (u *csd) workgroup(s *csdSlot, d *cl.ComputeDispatch, prog *qpu.Program, i 
 		ci.NumGroups = [3]uint32{d.NumGroupsX, d.NumGroupsY, d.NumGroupsZ}
 		ci.Shared = shared
 		ci.Barrier = nil
-		if nb > 1 {
+		if nb > 1 && prog.HasBarrier() {
 			ci.Barrier = s.bar.Wait
 		}
 		t.err = nil
@@ -312,8 +312,12 @@ func (u *csd) workgroup(s *csdSlot, d *cl.ComputeDispatch, prog *qpu.Program, i 
 		t.perf.takeCore(t.core)
 		t.perf.flushTo(u.g)
 	}
-	if nb == 1 {
-		run(&s.threads[0])
+	if nb == 1 || !prog.HasBarrier() {
+		// Without barriers the batches never wait for each other: one
+		// after another on this slot's goroutine is the same result.
+		for k := 0; k < nb; k++ {
+			run(&s.threads[k])
+		}
 	} else {
 		var wg sync.WaitGroup
 		for k := 1; k < nb; k++ {

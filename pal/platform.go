@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/kernel"
 )
@@ -208,7 +209,9 @@ func newDevice(kd *kernel.Device, index int) (*Device, error) {
 			NumQPUs:            param(kernel.ParamNumQPUs),
 			MaxUserDataEntries: MaxUserDataEntries,
 
-			MaxComputeWorkgroupInvocations: param(kernel.ParamMaxComputeInvocations),
+			// The hardware runs up to 256 invocations per workgroup; the
+			// GLSL ES 3.10 front end accepts ES 3.1's minimum maximum.
+			MaxComputeWorkgroupInvocations: min(param(kernel.ParamMaxComputeInvocations), glsl.MaxComputeWorkGroupInvocations),
 			MaxComputeSharedBytes:          param(kernel.ParamMaxComputeSharedBytes),
 			MaxComputeWorkgroups:           param(kernel.ParamMaxComputeGroups),
 			NumComputeThreads:              param(kernel.ParamNumComputeThreads),

@@ -137,6 +137,7 @@ type Program struct {
 	upperRegs bool     // names a register ≥ 16 in either file
 	reads     uint32   // bit k: some instruction reads raddr kind rd* k
 	accsUsed  uint8    // bit k: accumulator r_k is read or written
+	barrier   bool     // some instruction signals BARRIER
 	count     int
 
 	xlat atomic.Pointer[translation] // set once by Translate (translate.go)
@@ -154,6 +155,10 @@ func (p *Program) Code() []uint64 { return p.words }
 
 // Base returns the lowest decoded address.
 func (p *Program) Base() uint32 { return p.base }
+
+// HasBarrier reports whether some instruction of p signals BARRIER (a
+// compute workgroup's batches must then run at once).
+func (p *Program) HasBarrier() bool { return p.barrier }
 
 // UsesUpperRegisters reports whether the program names A16–A31 or B16–B31,
 // which a two-threaded fragment shader must not.
@@ -261,6 +266,7 @@ func (p *Program) useReg(r uint8) {
 
 func (p *Program) predecode(d *inst, in isa.Instr, addr uint32) error {
 	err := p.predecodeInst(d, in, addr)
+	p.barrier = p.barrier || in.Sig == isa.SigBarrier
 	p.reads |= 1<<d.readA | 1<<d.readB
 	if d.kind == kindALU {
 		for _, mux := range [4]uint8{d.addA, d.addB, d.mulA, d.mulB} {
