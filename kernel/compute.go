@@ -296,12 +296,12 @@ func checkDispatch(a *SubmitComputeArgs, i int, bos []*bo, threads uint64) error
 }
 
 // dumpComputeCode adds the code of each dispatch of compute job j to a
-// crash dump (dumpSingleJob put its list in dp.BinCL).
+// crash dump (dumpSingleJob put its list in dp.List).
 func (d *Device) dumpComputeCode(dp *Dump, j *job) {
 	seen := map[uint32]bool{}
-	for off := 0; off+cl.SizeComputeDispatch <= len(dp.BinCL); off += cl.SizeComputeDispatch {
+	for off := 0; off+cl.SizeComputeDispatch <= len(dp.List); off += cl.SizeComputeDispatch {
 		var x cl.ComputeDispatch
-		if x.Unpack(dp.BinCL[off:]) != nil || seen[x.CodeAddress] {
+		if x.Unpack(dp.List[off:]) != nil || seen[x.CodeAddress] {
 			continue
 		}
 		seen[x.CodeAddress] = true

@@ -1,14 +1,17 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/hw/isa"
+	"github.com/tilegpu/tilegpu/internal/crashdec"
 )
 
 // scanCS is hw's per-workgroup inclusive prefix sum (64 invocations,
@@ -317,4 +320,54 @@ func FuzzSubmitCompute(f *testing.F) {
 			t.Fatalf("an accepted compute job never finished: %v", err)
 		}
 	})
+}
+
+// A faulting compute job leaves a crash dump with its compute list and
+// the dispatch's code, which crashdec decodes.
+func TestComputeCrashDump(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	g := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 2})
+	d := NewDevice(g, Options{JobTimeout: 5 * time.Second, DumpDir: dir, OnDump: func(p string) { paths = append(paths, p) }})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	f := mustOpen(t, d)
+	j := newComputeJob(t, f, `
+		li r0, 0xbad000
+		or tmu_addr, r0, r0
+		nop ; nop ; ldtmu
+		nop ; nop ; end
+	`, 3)
+	if err := f.SubmitCompute(&j.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, f, j.args.OutFence); !errors.Is(err, EIO) {
+		t.Fatalf("faulting job: %v", err)
+	}
+	d.mu.Lock()
+	n := len(paths)
+	d.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d dumps", n)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, err := crashdec.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := crashdec.Decode(&buf, dump); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{"page fault", "== compute list @", "engine COMPUTE", "COMPUTE_DISPATCH num_groups_x=3", "local_size_x=64"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("decoded dump lacks %q:\n%s", want, text)
+		}
+	}
+	if len(dump.Memory) == 0 {
+		t.Error("the dump has no compute shader code")
+	}
 }

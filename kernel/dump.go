@@ -52,6 +52,10 @@ type Dump struct {
 	ShaderRecordsAddress uint32
 	Uniforms             []byte
 	UniformsAddress      uint32
+	// A compute or DMA job's descriptor list and engine (see Capture).
+	List        []byte `json:",omitempty"`
+	ListAddress uint32 `json:",omitempty"`
+	ListEngine  string `json:",omitempty"`
 	// Memory holds other ranges of the job's address space: the code of
 	// every shader its shader records name.
 	Memory []DumpRange

@@ -172,7 +172,7 @@ func singleReportOff(e int, end bool) uint32 {
 func singleReportBytes(e int) uint32 { return 2 * reportRecBytes[e] }
 
 // captureSingle describes single-engine job j for Options.Capture: its
-// ring packets, uniforms and (as BinCL) its list.
+// ring packets, uniforms and its list.
 func (d *Device) captureSingle(j *job, rings map[int][]uint32) *Capture {
 	exec := func(va, n uint32) []byte {
 		off := j.exec.pa + (va - j.exec.va)
@@ -180,16 +180,16 @@ func (d *Device) captureSingle(j *job, rings map[int][]uint32) *Capture {
 	}
 	return &Capture{
 		Context: j.ctx.id, Fence: j.fence.seqno, Priority: Priority(j.prio), Rings: rings,
-		BinCL: exec(j.listVA, j.listSize), BinCLAddress: j.listVA,
+		List: exec(j.listVA, j.listSize), ListAddress: j.listVA, ListEngine: engineNames[j.kind.engine()],
 		Uniforms: exec(j.uniVA, j.uniSize), UniformsAddress: j.uniVA,
 		Read: d.captureReader(j),
 	}
 }
 
-// dumpSingleJob fills a crash dump for single-engine job j: its list (as
-// BinCL), uniforms, BOs and, for a compute job, each dispatch's code.
+// dumpSingleJob fills a crash dump for single-engine job j: its list,
+// uniforms, BOs and, for a compute job, each dispatch's code.
 func (d *Device) dumpSingleJob(dp *Dump, j *job, exec func(va, n uint32) []byte) {
-	dp.BinCL, dp.BinCLAddress = exec(j.listVA, j.listSize), j.listVA
+	dp.List, dp.ListAddress, dp.ListEngine = exec(j.listVA, j.listSize), j.listVA, engineNames[j.kind.engine()]
 	dp.Uniforms, dp.UniformsAddress = exec(j.uniVA, j.uniSize), j.uniVA
 	for i, b := range j.bos {
 		dp.BOs = append(dp.BOs, DumpBO{VA: b.va, Size: b.size(), Write: i < len(j.writes) && j.writes[i]})
