@@ -891,6 +891,8 @@ func (cb *CmdBuffer) CmdExecuteNestedCmdBuffers(nested ...*CmdBuffer) error {
 			return cb.failf(ErrWrongDevice, "CmdExecuteNestedCmdBuffers: buffer %d", i)
 		case n.state != stateExecutable:
 			return cb.failf(ErrCmdBufferNotEnded, "CmdExecuteNestedCmdBuffers: buffer %d", i)
+		case n.engine != cb.engine:
+			return cb.failf(ErrInvalidArgument, "CmdExecuteNestedCmdBuffers: buffer %d was created for the %v engine, this one for the %v engine", i, n.engine, cb.engine)
 		}
 		for _, j := range n.jobs {
 			if j.nested != nil {

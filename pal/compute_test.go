@@ -278,6 +278,13 @@ func TestComputeMisuse(t *testing.T) {
 			t.Errorf("%s: End = %v, want ErrRecordingFailed", tt.name, err)
 		}
 	}
+	// A universal buffer nested in a compute buffer.
+	uni := r.cmdBuffer(t, EngineUniversal)
+	uni.End()
+	nest := r.cmdBuffer(t, EngineCompute)
+	if err := nest.CmdExecuteNestedCmdBuffers(uni); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "universal engine") {
+		t.Errorf("universal buffer nested in a compute buffer: %v", err)
+	}
 	// A compute command buffer on the universal queue.
 	cb := r.cmdBuffer(t, EngineCompute)
 	cb.End()
