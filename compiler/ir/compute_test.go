@@ -670,3 +670,44 @@ void main() {
 	}
 	wordsEqual(t, "after the passes", buf, want)
 }
+
+// TestComputeConstantDivisors: uint / and % by constants, powers of two
+// (a shift and a mask) and others, scalar and vector, over values with
+// and without the top bit.
+func TestComputeConstantDivisors(t *testing.T) {
+	divisors := []uint32{1, 2, 8, 1 << 31, 3, 10, 0xFFFFFFFF}
+	var body strings.Builder
+	for k, d := range divisors {
+		fmt.Fprintf(&body, "\tr[o + %du] = x / %du;\n\tr[o + %du] = x %% %du;\n", 2*k, d, 2*k+1, d)
+	}
+	n := 2 * len(divisors)
+	src := fmt.Sprintf(`#version 310 es
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer In { uint x[]; } sb;
+layout(std430, binding = 1) buffer Out { uint r[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x, o = i * %du + 2u * %du;
+	uint x = sb.x[i];
+%s	uvec2 v = uvec2(x, x + 1u) / uvec2(4u) + uvec2(x) %% uvec2(16u, 16u);
+	r[o - 2u] = v.x; r[o - 1u] = v.y;
+}`, n+2, 1, body.String())
+	const count = 64
+	runComputeCase(t, computeCase{src: src, groups: [3]int{count / 16, 1, 1},
+		buffers: func() map[int][]uint32 {
+			rng := rand.New(rand.NewSource(3))
+			x := seq(count, func(i int) uint32 { return rng.Uint32() >> uint(i%3*8) })
+			x[0], x[1], x[2] = 0, 0xFFFFFFFF, 0x80000000
+			return map[int][]uint32{0: x, 1: make([]uint32, count*(n+2)+2)}
+		},
+		check: func(t *testing.T, in, out map[int][]uint32) {
+			want := make([]uint32, count*(n+2)+2)
+			for i, x := range in[0] {
+				w := want[i*(n+2):]
+				w[0], w[1] = x/4+x%16, (x+1)/4+x%16
+				for k, d := range divisors {
+					w[2+2*k], w[3+2*k] = x/d, x%d
+				}
+			}
+			wordsEqual(t, "quotients and remainders", out[1], want)
+		}})
+}

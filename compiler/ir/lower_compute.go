@@ -406,12 +406,18 @@ func (l *lowerer) integerArith(op glsl.Op, a value, at *glsl.Type, b value, bt *
 	case glsl.OpMul:
 		return single(l.emit(OpIMul, t, x, y))
 	case glsl.OpDiv:
+		if k, ok := powerOfTwo(y); ok && unsigned {
+			return single(l.emit(OpUShr, t, x, l.b.Const(t, uint32(k))))
+		}
 		if unsigned {
 			q, _ := l.udivmod(x, y)
 			return single(q)
 		}
 		return single(l.idiv(x, y))
 	case glsl.OpMod:
+		if k, ok := powerOfTwo(y); ok && unsigned {
+			return single(l.emit(OpIAnd, t, x, l.b.Const(t, uint32(1)<<k-1)))
+		}
 		if unsigned {
 			_, r := l.udivmod(x, y)
 			return single(r)
@@ -433,6 +439,24 @@ func (l *lowerer) integerArith(op glsl.Op, a value, at *glsl.Type, b value, bt *
 	}
 	l.fail("integer operator %s", op)
 	return nil
+}
+
+// powerOfTwo reports a constant divisor 2^k (the same in every component),
+// which unsigned / and % turn into a shift and a mask.
+func powerOfTwo(y *Instr) (int, bool) {
+	if !y.IsConst() {
+		return 0, false
+	}
+	c := y.Const[0]
+	for i := 1; i < int(y.Type.Width); i++ {
+		if y.Const[i] != c {
+			return 0, false
+		}
+	}
+	if c == 0 || c&(c-1) != 0 {
+		return 0, false
+	}
+	return mathbits.TrailingZeros32(c), true
 }
 
 // constructUint lowers constructors that take or make uint values, whose
