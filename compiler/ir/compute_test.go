@@ -47,12 +47,14 @@ type computeCase struct {
 	check func(t *testing.T, in, out map[int][]uint32)
 }
 
-// runComputeCase runs c three ways and checks each.
+// runComputeCase runs c three ways and checks each, with race detection
+// on: a conformance case must not depend on timing.
 func runComputeCase(t *testing.T, c computeCase) {
 	f := computeFromSource(t, c.src)
 	run := func(what string, f *Func, lanes int) {
 		in, out := c.buffers(), c.buffers()
-		if err := Dispatch(f, &DispatchEnv{NumWorkGroups: c.groups, Buffers: out, WaveLanes: lanes}); err != nil {
+		env := &DispatchEnv{NumWorkGroups: c.groups, Buffers: out, WaveLanes: lanes, DetectRaces: true}
+		if err := Dispatch(f, env); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		t.Run(what, func(t *testing.T) { c.check(t, in, out) })
@@ -425,7 +427,7 @@ void main() {
 			src: `#version 310 es
 layout(local_size_x = 128) in;
 layout(std430, binding = 0) buffer In { uint v[]; };
-layout(std430, binding = 1) buffer Out { uint hist[8]; int winner; };
+layout(std430, binding = 1) buffer Out { uint hist[8]; int winner[2]; };
 shared uint bins[8];
 shared int first;
 void main() {
@@ -438,21 +440,23 @@ void main() {
 	int old = atomicExchange(first, first);
 	barrier();
 	if (l < 8u) atomicAdd(hist[l], bins[l]);
-	if (l == 0u) winner = first;
+	if (l == 0u) winner[gl_WorkGroupID.x] = first;
 }`,
 			groups: [3]int{2, 1, 1},
 			buffers: func() map[int][]uint32 {
 				rng := rand.New(rand.NewSource(5))
-				return map[int][]uint32{0: seq(256, func(int) uint32 { return rng.Uint32() }), 1: make([]uint32, 9)}
+				return map[int][]uint32{0: seq(256, func(int) uint32 { return rng.Uint32() }), 1: make([]uint32, 10)}
 			},
 			check: func(t *testing.T, in, out map[int][]uint32) {
-				want := make([]uint32, 9)
+				want := make([]uint32, 8)
 				for _, x := range in[0] {
 					want[x%8]++
 				}
-				wordsEqual(t, "hist", out[1][:8], want[:8])
-				if w := int32(out[1][8]); w < 0 || w >= 128 {
-					t.Errorf("comp_swap winner %d is not an invocation", w)
+				wordsEqual(t, "hist", out[1][:8], want)
+				for g, w := range out[1][8:] {
+					if int32(w) < 0 || w >= 128 {
+						t.Errorf("group %d: comp_swap winner %d is not an invocation", g, int32(w))
+					}
 				}
 			},
 		},
@@ -710,4 +714,49 @@ void main() {
 			}
 			wordsEqual(t, "quotients and remainders", out[1], want)
 		}})
+}
+
+// TestDispatchDetectsRaces: unordered accesses are reported with
+// DetectRaces (and only with it); the same programs with the barrier they
+// lack, or with atomics, run clean.
+func TestDispatchDetectsRaces(t *testing.T) {
+	head := "#version 310 es\nlayout(local_size_x = 32) in;\nlayout(std430, binding = 0) buffer B { uint v[]; };\nshared uint s[32];\n"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"shared read of a neighbour's store", "void main() { uint l = gl_LocalInvocationID.x; s[l] = l; v[l] = s[(l + 1u) % 32u]; }",
+			"data race: invocation 0 reads byte offset 4 of shared memory, which invocation 1 of work group 0 wrote with no barrier() between them"},
+		{"shared store over a neighbour's read", "void main() { uint l = gl_LocalInvocationID.x; uint x = s[(l + 31u) % 32u]; s[l] = x + 1u; }",
+			"data race: invocation 0 writes byte offset 0 of shared memory, which invocation 1 of work group 0 read with no barrier() between them"},
+		{"two stores to one word", "void main() { s[0] = gl_LocalInvocationID.x; }",
+			"data race: invocation 1 writes byte offset 0 of shared memory, which invocation 0 of work group 0 wrote"},
+		{"buffer word written by two work groups", "void main() { if (gl_LocalInvocationID.x == 0u) v[0] = gl_WorkGroupID.x; }",
+			"data race: invocation 0 writes byte offset 0 of the buffer at binding 0, which invocation 0 of work group 0 wrote"},
+		{"buffer word read by one group, written by the next", "void main() { uint g = gl_WorkGroupID.x; uint l = gl_LocalInvocationID.x; if (g == 0u) v[l] = v[l + 32u]; else v[l + 32u] = 1u; }",
+			"data race: invocation 0 writes byte offset 128 of the buffer at binding 0, which invocation 0 of work group 0 read"},
+	}
+	for _, tc := range tests {
+		f := computeFromSource(t, head+tc.body)
+		run := func(detect bool) error {
+			return Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{2, 1, 1}, Buffers: map[int][]uint32{0: make([]uint32, 64)}, DetectRaces: detect})
+		}
+		if err := run(false); err != nil {
+			t.Errorf("%s without detection: %v", tc.name, err)
+		}
+		if err := run(true); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	clean := []string{
+		"void main() { uint l = gl_LocalInvocationID.x; s[l] = l; barrier(); v[l + 32u * gl_WorkGroupID.x] = s[(l + 1u) % 32u]; }",
+		"void main() { uint l = gl_LocalInvocationID.x; uint x = s[(l + 31u) % 32u]; barrier(); s[l] = x + 1u; }",
+		"void main() { atomicAdd(s[0], 1u); atomicMax(v[0], gl_LocalInvocationID.x); }",
+		"void main() { uint i = gl_LocalInvocationID.x + 32u * gl_WorkGroupID.x; v[i] = v[i] + s[0]; }",
+	}
+	for _, body := range clean {
+		f := computeFromSource(t, head+body)
+		if err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{2, 1, 1}, Buffers: map[int][]uint32{0: make([]uint32, 64)}, DetectRaces: true}); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
 }
