@@ -2,7 +2,7 @@ package glsl
 
 import "strconv"
 
-// The GLSL ES 3.10 compute subset: what exists so far.
+// The GLSL ES 3.10 compute subset.
 //
 // A shader compiled for the Compute stage must start with "#version 310 es"
 // (preprocess.go); that version is refused for vertex and fragment shaders,
@@ -18,18 +18,36 @@ import "strconv"
 // precisions are the vertex shader's (§4.7.4); attributes, varyings and
 // the fragment built-ins do not exist.
 //
-// Not yet accepted (each is reported as an error naming the construct, never
-// silently ignored): shader storage blocks (std430 buffers), shared
-// variables, uint types, the compute built-in variables and barrier(). A
-// layout qualifier or a buffer block in a GLSL ES 1.00 shader is reported as
-// needing #version 310 es.
+// In 310 shaders only (ES 1.00 keeps the operators reserved, u literals
+// invalid and the type names ordinary identifiers):
+//   - uint, uvec2..4 (Kinds appended after Array), u/U literals, the
+//     operators % & | ^ ~ << >> and their compound assignments with ES
+//     3.10 §5.9's typing (no implicit conversions; shifts may mix
+//     signedness), uint indices and array sizes, int(uint)/uint(int) keep
+//     the bits; constant folding of all of them (fold.go);
+//   - shader storage blocks, laid out by std430 (storage.go), with an
+//     optional runtime-sized last member and .length() on arrays;
+//     readonly/writeonly/coherent/volatile/restrict (readonly is checked);
+//   - shared variables (storage.go), laid out one after another by std430;
+//   - gl_NumWorkGroups, gl_WorkGroupID, gl_LocalInvocationID,
+//     gl_GlobalInvocationID, gl_LocalInvocationIndex, gl_WorkGroupSize
+//     (a constant once the local size is declared),
+//     gl_MaxComputeWorkGroupCount/Size;
+//   - barrier(), memoryBarrier(), memoryBarrierShared(),
+//     memoryBarrierBuffer(), groupMemoryBarrier(), the atomic* functions on
+//     int/uint buffer or shared variables, and the int/uint forms of abs,
+//     sign, min, max, clamp and the vector comparisons.
+//
+// Not in the subset (each is a compile error, never accepted silently): std140 and
+// the other block layouts, uniform blocks, arrays of buffer blocks,
+// images, switch, the ES 3.00 built-ins beyond those above
+// (floatBitsToUint, bitfieldExtract, ...). barrier() in non-uniform
+// control flow is not a compile error (ES 3.10 allows uniform control
+// flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
 // Compute limits: the values of GL_MAX_COMPUTE_WORK_GROUP_SIZE (per
 // dimension) and GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS this implementation
-// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45): the
-// compute dispatch unit is not built yet, and the reference interpreter
-// runs a workgroup's invocations in lockstep, so its memory grows with
-// the product.
+// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45).
 const (
 	MaxComputeWorkGroupSizeX       = 128
 	MaxComputeWorkGroupSizeY       = 128
