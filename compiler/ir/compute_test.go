@@ -347,6 +347,34 @@ void main() {
 			},
 		},
 		{
+			name: "barrier_in_a_function",
+			src: `#version 310 es
+layout(local_size_x = 32) in;
+layout(std430, binding = 0) buffer In { uint v[]; } sb_in;
+layout(std430, binding = 1) buffer Out { uint v[]; } sb_out;
+shared uint s[32];
+void sync() { memoryBarrierShared(); barrier(); }
+uint rotate(uint l, uint by) { sync(); return s[(l + by) % 32u]; }
+void main() {
+	uint l = gl_LocalInvocationID.x;
+	s[l] = sb_in.v[gl_GlobalInvocationID.x];
+	uint a = rotate(l, 1u);
+	sync();
+	s[l] = a * 2u;
+	sb_out.v[gl_GlobalInvocationID.x] = rotate(l, 5u);
+}`,
+			groups:  [3]int{2, 1, 1},
+			buffers: input,
+			check: func(t *testing.T, in, out map[int][]uint32) {
+				want := make([]uint32, 3*n)
+				for i := range 64 {
+					g, l := i/32, i%32
+					want[i] = 2 * in[0][g*32+(l+6)%32]
+				}
+				wordsEqual(t, "out", out[1], want)
+			},
+		},
+		{
 			name: "shared_vectors_and_structs",
 			src: `#version 310 es
 layout(local_size_x = 8, local_size_y = 2) in;
