@@ -1,6 +1,9 @@
 package glsl
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // The GLSL ES 3.10 compute subset.
 //
@@ -35,13 +38,15 @@ import "strconv"
 //     gl_MaxComputeWorkGroupCount/Size;
 //   - barrier(), memoryBarrier(), memoryBarrierShared(),
 //     memoryBarrierBuffer(), groupMemoryBarrier(), the atomic* functions on
-//     int/uint buffer or shared variables, and the int/uint forms of abs,
-//     sign, min, max, clamp and the vector comparisons.
+//     int/uint buffer or shared variables, the int/uint forms of abs,
+//     sign, min, max, clamp and the vector comparisons, and §8.8's
+//     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
+//     and findMSB (folded in constant expressions).
 //
 // Not in the subset (each is a compile error, never accepted silently): std140 and
 // the other block layouts, uniform blocks, arrays of buffer blocks,
 // images, switch, the ES 3.00 built-ins beyond those above
-// (floatBitsToUint, bitfieldExtract, ...). barrier() in non-uniform
+// (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
 // flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
@@ -343,6 +348,14 @@ func init() {
 			add("min", t, t, t)
 			add("max", t, t, t)
 			add("clamp", t, t, t, t)
+			// GLSL ES 3.10 §8.8 integer functions (the bit-field ones).
+			iv := VectorType(Int, n)
+			add("bitfieldExtract", t, t, TypeInt, TypeInt)
+			add("bitfieldInsert", t, t, t, TypeInt, TypeInt)
+			add("bitfieldReverse", t, t)
+			add("bitCount", iv, t)
+			add("findLSB", iv, t)
+			add("findMSB", iv, t)
 			if n > 1 {
 				add("min", t, t, s)
 				add("max", t, t, s)
@@ -366,7 +379,7 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 		return nil, len(args) > 0 && args[0].Type().IsInteger()
 	}
 	switch name {
-	case "abs", "sign", "min", "max", "clamp":
+	case "abs", "sign", "min", "max", "clamp", "bitfieldExtract", "bitfieldInsert", "bitfieldReverse", "bitCount", "findLSB", "findMSB":
 	default:
 		return nil, false // comparisons: foldBuiltin handles every kind
 	}
@@ -420,6 +433,8 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 			if less(hi, r) {
 				r = hi
 			}
+		default:
+			r = foldBitfield(name, args[0].Type().Scalar() == Int, x, arg, c)
 		}
 		out[c] = Scalar{Kind: k, I: r}
 	}
@@ -475,3 +490,45 @@ func (p *parser) lengthMethod(nt token, x Expr) Expr {
 // LengthMethod is Call.Builtin of arr.length() on a runtime-sized array
 // (Args[0] is the array); a sized array's length() is a constant.
 const LengthMethod = ".length"
+
+// foldBitfield folds the §8.8 bit-field functions on one component x of
+// the first argument (arg gives the others). Offsets and sizes outside
+// the value are undefined in GLSL; they fold as compiler/ir computes them.
+func foldBitfield(name string, signed bool, x int32, arg func(i, c int) int32, c int) int32 {
+	u := uint32(x)
+	switch name {
+	case "bitfieldExtract":
+		off, n := uint32(arg(1, 0)), uint32(arg(2, 0))
+		if n == 0 {
+			return 0
+		}
+		v := u << ((32 - off - n) & 31)
+		if signed {
+			return int32(v) >> ((32 - n) & 31)
+		}
+		return int32(v >> ((32 - n) & 31))
+	case "bitfieldInsert":
+		ins := uint32(arg(1, c))
+		off, n := uint32(arg(2, 0)), uint32(arg(3, 0))
+		mask := ^uint32(0)
+		if n != 32 {
+			mask = (uint32(1)<<(n&31) - 1) << (off & 31)
+		}
+		return int32(u&^mask | ins<<(off&31)&mask)
+	case "bitfieldReverse":
+		return int32(bits.Reverse32(u))
+	case "bitCount":
+		return int32(bits.OnesCount32(u))
+	case "findLSB":
+		if u == 0 {
+			return -1
+		}
+		return int32(bits.TrailingZeros32(u))
+	case "findMSB":
+		if signed && x < 0 {
+			u = ^u
+		}
+		return int32(bits.Len32(u)) - 1
+	}
+	return 0
+}

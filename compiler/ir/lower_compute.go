@@ -562,6 +562,8 @@ func (l *lowerer) computeCall(call *glsl.Call) (value, bool) {
 		return single(maxOf(x, args[1])), true
 	case "clamp":
 		return single(minOf(maxOf(x, args[1]), args[2])), true
+	case "bitfieldExtract", "bitfieldInsert", "bitfieldReverse", "bitCount", "findLSB", "findMSB":
+		return single(l.bitfield(call.Builtin, !unsigned, args)), true
 	case "lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual":
 		if !unsigned {
 			return nil, false
@@ -639,4 +641,67 @@ func (l *lowerer) runtimeLength(e glsl.Expr) *Instr {
 		return l.emit(OpUShr, Int, n, l.b.ConstI(int32(mathbits.TrailingZeros(uint(stride)))))
 	}
 	return l.idiv(n, l.b.ConstI(int32(stride)))
+}
+
+// bitfield lowers the GLSL ES 3.10 §8.8 bit-field functions to shifts,
+// masks and the SWAR population count (args are widened to one width;
+// offsets and sizes outside the value are undefined in GLSL and give what
+// glsl's constant folding gives).
+func (l *lowerer) bitfield(name string, signed bool, args []*Instr) *Instr {
+	x := args[0]
+	t := x.Type
+	bt := Vec(BaseBool, int(t.Width))
+	c := func(v uint32) *Instr { return l.b.Const(t, v) }
+	and := func(a *Instr, m uint32) *Instr { return l.emit(OpIAnd, t, a, c(m)) }
+	shr := func(a *Instr, k uint32) *Instr { return l.emit(OpUShr, t, a, c(k)) }
+	shl := func(a *Instr, k uint32) *Instr { return l.emit(OpIShl, t, a, c(k)) }
+	or := func(a, b *Instr) *Instr { return l.emit(OpIOr, t, a, b) }
+	add := func(a, b *Instr) *Instr { return l.emit(OpIAdd, t, a, b) }
+	popcount := func(v *Instr) *Instr {
+		v = l.emit(OpISub, t, v, and(shr(v, 1), 0x55555555))
+		v = add(and(v, 0x33333333), and(shr(v, 2), 0x33333333))
+		v = and(add(v, shr(v, 4)), 0x0F0F0F0F)
+		return shr(l.emit(OpIMul, t, v, c(0x01010101)), 24)
+	}
+	switch name {
+	case "bitfieldExtract":
+		off, n := args[1], args[2]
+		thirtyTwo := c(32)
+		left := l.emit(OpIShl, t, x, l.emit(OpISub, t, l.emit(OpISub, t, thirtyTwo, off), n))
+		right := l.emit(OpISub, t, thirtyTwo, n)
+		v := l.emit(OpUShr, t, left, right)
+		if signed {
+			v = l.emit(OpIShr, t, left, right)
+		}
+		return l.emit(OpSelect, t, l.emit(OpIEq, bt, n, c(0)), c(0), v)
+	case "bitfieldInsert":
+		ins, off, n := args[1], args[2], args[3]
+		mask := l.emit(OpIShl, t, l.emit(OpISub, t, l.emit(OpIShl, t, c(1), n), c(1)), off)
+		mask = l.emit(OpSelect, t, l.emit(OpIEq, bt, n, c(32)), c(^uint32(0)), mask)
+		keep := l.emit(OpIAnd, t, x, l.emit(OpINot, t, mask))
+		return or(keep, l.emit(OpIAnd, t, l.emit(OpIShl, t, ins, off), mask))
+	case "bitfieldReverse":
+		v := or(and(shr(x, 1), 0x55555555), shl(and(x, 0x55555555), 1))
+		v = or(and(shr(v, 2), 0x33333333), shl(and(v, 0x33333333), 2))
+		v = or(and(shr(v, 4), 0x0F0F0F0F), shl(and(v, 0x0F0F0F0F), 4))
+		v = or(and(shr(v, 8), 0x00FF00FF), shl(and(v, 0x00FF00FF), 8))
+		return or(shr(v, 16), shl(v, 16))
+	case "bitCount":
+		return popcount(x)
+	case "findLSB":
+		// The bits below the lowest set one, counted; −1 for 0.
+		low := l.emit(OpIAnd, t, x, l.emit(OpISub, t, c(0), x))
+		n := popcount(l.emit(OpISub, t, low, c(1)))
+		return l.emit(OpSelect, t, l.emit(OpIEq, bt, x, c(0)), c(^uint32(0)), n)
+	}
+	// findMSB: smear the highest set bit (of ~x for negative ints) down,
+	// count, minus one: −1 for 0 (and −1).
+	v := x
+	if signed {
+		v = l.emit(OpSelect, t, l.emit(OpILt, bt, x, c(0)), l.emit(OpINot, t, x), x)
+	}
+	for _, k := range []uint32{1, 2, 4, 8, 16} {
+		v = or(v, shr(v, k))
+	}
+	return l.emit(OpISub, t, popcount(v), c(1))
 }
