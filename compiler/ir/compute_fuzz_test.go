@@ -2,9 +2,11 @@ package ir
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/compiler/glsl"
+	"github.com/tilegpu/tilegpu/internal/computeconf"
 )
 
 // FuzzLowerCompute extends the compute front end's fuzzing
@@ -19,6 +21,12 @@ import (
 func FuzzLowerCompute(f *testing.F) {
 	for _, s := range computeFuzzSeeds {
 		f.Add(s)
+	}
+	// The conformance suite's shaders (the small ones) as seeds too.
+	for _, c := range computeconf.Cases() {
+		if body, ok := strings.CutPrefix(c.Source, "#version 310 es\n"); ok && len(body) < 2000 {
+			f.Add(body)
+		}
 	}
 	f.Fuzz(fuzzLowerCompute)
 }
