@@ -128,7 +128,6 @@ type layoutQuals struct {
 	tok        token // "layout"
 	size       [3]int
 	seen       [3]bool
-	std430     bool
 	binding    int
 	hasBinding bool
 	ids        []token // every qualifier named, for errors where it does not apply
@@ -149,8 +148,7 @@ func (p *parser) layoutQualifiers() layoutQuals {
 			dim = 1
 		case "local_size_z":
 			dim = 2
-		case "std430":
-			lq.std430 = true
+		case "std430": // the layout every buffer block gets (storage.go)
 		case "binding":
 		case "std140", "shared", "packed":
 			p.errorf(id.line, id.text, "only the std430 layout is supported for buffer blocks")

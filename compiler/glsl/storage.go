@@ -1,6 +1,9 @@
 package glsl
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Shader storage blocks and shared variables of GLSL ES 3.10 compute
 // shaders, laid out by std430 rules (OpenGL ES 3.1 §7.6.2.2) here in the
@@ -173,8 +176,7 @@ func (p *parser) sharedDeclaration() {
 func (p *parser) bufferBlock(lq layoutQuals) {
 	blk := &BufferBlock{Binding: lq.binding}
 	for _, id := range lq.ids {
-		if id.text != "std430" && id.text != "binding" && id.text != "std140" && id.text != "shared" && id.text != "packed" &&
-			(id.text == "local_size_x" || id.text == "local_size_y" || id.text == "local_size_z") {
+		if strings.HasPrefix(id.text, "local_size_") {
 			p.errorf(id.line, id.text, "layout qualifier "+id.text+" does not apply to a buffer block")
 		}
 	}
@@ -186,12 +188,9 @@ func (p *parser) bufferBlock(lq layoutQuals) {
 			blk.Writeonly = true
 		}
 	}
-	bufTok := p.expect("buffer")
-	if !lq.std430 {
-		// ES 3.10's default block layout is "shared", whose offsets the
-		// implementation picks: std430's are the ones it picks.
-		_ = bufTok
-	}
+	// Without std430 the block has ES 3.10's default layout, "shared",
+	// whose offsets the implementation picks: it picks std430's.
+	p.expect("buffer")
 	nameTok := p.ident()
 	p.checkNewName(nameTok)
 	blk.Name, blk.Line = nameTok.text, nameTok.line
