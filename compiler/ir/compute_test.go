@@ -171,3 +171,37 @@ func computeFromSource(t testing.TB, src string) *Func {
 	}
 	return f
 }
+
+// BenchmarkDispatchPrefixSum measures the reference on a work-group
+// prefix sum (64 invocations, 6 barrier-separated steps) over 256 work
+// groups, after the passes; it reports invocations per second.
+func BenchmarkDispatchPrefixSum(b *testing.B) {
+	f := computeFromSource(b, `#version 310 es
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Data { uint v[]; };
+shared uint sums[64];
+void main() {
+	uint l = gl_LocalInvocationIndex;
+	sums[l] = v[gl_GlobalInvocationID.x];
+	barrier();
+	for (uint offset = 1u; offset < 64u; offset <<= 1) {
+		uint add = l >= offset ? sums[l - offset] : 0u;
+		barrier();
+		sums[l] += add;
+		barrier();
+	}
+	v[gl_GlobalInvocationID.x] = sums[l];
+}`)
+	if err := Run(f, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	const groups = 256
+	buf := make([]uint32, 64*groups)
+	b.ResetTimer()
+	for range b.N {
+		if err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{groups, 1, 1}, Buffers: map[int][]uint32{0: buf}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(64*groups*b.N)/b.Elapsed().Seconds(), "invocations/s")
+}

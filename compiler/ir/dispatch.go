@@ -328,7 +328,6 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 	// mem returns the words an op addresses and the word index of lane l.
 	mem := func(l int) ([]uint32, int, error) {
 		var words []uint32
-		what := "shared memory"
 		switch in.Op {
 		case OpLoadBuffer, OpStoreBuffer, OpAtomicBuffer:
 			var ok bool
@@ -336,13 +335,12 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 			if !ok {
 				return nil, 0, d.errorf(w, "%s: no buffer bound at binding %d", in, in.Index)
 			}
-			what = fmt.Sprintf("the buffer at binding %d", in.Index)
 		default:
 			words = d.shared
 		}
 		off := int64(int32(it.get(in.Args[0], 0, l)))
 		if off%4 != 0 || off < 0 || off/4 >= int64(len(words)) {
-			return nil, 0, d.errorf(w, "%s: invocation %d: byte offset %d outside %s (%d bytes)", in, w.first+l, off, what, 4*len(words))
+			return nil, 0, d.errorf(w, "%s: invocation %d: byte offset %d outside %s (%d bytes)", in, w.first+l, off, memoryName(in), 4*len(words))
 		}
 		return words, int(off / 4), nil
 	}
@@ -407,12 +405,10 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 // a race with an earlier access (DispatchEnv.DetectRaces).
 func (d *dispatcher) track(w *wave, in *Instr, l, i int, write bool) error {
 	var hist []wordAccess
-	what := "shared memory"
 	if in.Op == OpLoadShared || in.Op == OpStoreShared {
 		hist = d.sharedRaces
 	} else {
 		hist = d.bufferRaces[in.Index]
-		what = fmt.Sprintf("the buffer at binding %d", in.Index)
 	}
 	if hist == nil {
 		return nil
@@ -430,7 +426,7 @@ func (d *dispatcher) track(w *wave, in *Instr, l, i int, write bool) error {
 	}
 	race := func(other int32, did string) error {
 		return d.errorf(w, "data race: invocation %d %s byte offset %d of %s, which invocation %d of work group %d %s with no barrier() between them",
-			w.first+l, verb, 4*i, what, (other-1)%n, (other-1)/n, did)
+			w.first+l, verb, 4*i, memoryName(in), (other-1)%n, (other-1)/n, did)
 	}
 	if unordered(a.writer, a.writerPhase) {
 		return race(a.writer, "wrote")
@@ -453,4 +449,13 @@ func (d *dispatcher) track(w *wave, in *Instr, l, i int, write bool) error {
 	}
 	a.reader, a.readerPhase = me, d.phase
 	return nil
+}
+
+// memoryName names the memory a memory op accesses, for errors.
+func memoryName(in *Instr) string {
+	switch in.Op {
+	case OpLoadShared, OpStoreShared, OpAtomicShared:
+		return "shared memory"
+	}
+	return fmt.Sprintf("the buffer at binding %d", in.Index)
 }
