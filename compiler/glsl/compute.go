@@ -28,7 +28,8 @@ import (
 //     3.10 §5.9's typing (no implicit conversions; shifts may mix
 //     signedness), uint indices and array sizes, int(uint)/uint(int) keep
 //     the bits; constant folding of all of them (fold.go);
-//   - shader storage blocks, laid out by std430 (storage.go), with an
+//   - shader storage blocks, laid out by std430 or std140 (storage.go;
+//     the default, shared and packed get std430's offsets), with an
 //     optional runtime-sized last member and .length() on arrays;
 //     readonly/writeonly/coherent/volatile/restrict (readonly is checked);
 //   - shared variables (storage.go), laid out one after another by std430;
@@ -43,8 +44,8 @@ import (
 //     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
 //     and findMSB (folded in constant expressions).
 //
-// Not in the subset (each is a compile error, never accepted silently): std140 and
-// the other block layouts, uniform blocks, arrays of buffer blocks,
+// Not in the subset (each is a compile error, never accepted silently):
+// row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
 // images, switch, the ES 3.00 built-ins beyond those above
 // (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
@@ -130,6 +131,7 @@ type layoutQuals struct {
 	seen       [3]bool
 	binding    int
 	hasBinding bool
+	layout     BlockLayout
 	ids        []token // every qualifier named, for errors where it does not apply
 }
 
@@ -148,10 +150,11 @@ func (p *parser) layoutQualifiers() layoutQuals {
 			dim = 1
 		case "local_size_z":
 			dim = 2
-		case "std430": // the layout every buffer block gets (storage.go)
+		case "std430", "shared", "packed": // shared, packed: the implementation picks std430 (storage.go)
+			lq.layout = Std430
+		case "std140":
+			lq.layout = Std140
 		case "binding":
-		case "std140", "shared", "packed":
-			p.errorf(id.line, id.text, "only the std430 layout is supported for buffer blocks")
 		default:
 			p.errorf(id.line, id.text, "unknown layout qualifier")
 		}

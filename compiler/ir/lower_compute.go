@@ -18,7 +18,8 @@ import (
 // conversions to and from float split off the top bit.
 //
 // Buffer and shared variables are not SSA values: every read is a load and
-// every write a store at the std430 byte offset the front end computed,
+// every write a store at the byte offset of the block's layout (std430 or
+// std140; shared variables std430) the front end computed,
 // in program order (loads are not pure, so no pass moves them across a
 // store or a barrier).
 
@@ -45,6 +46,7 @@ func computeInfo(tu *glsl.TranslationUnit) *ComputeInfo {
 type memRef struct {
 	shared  bool
 	binding int
+	layout  glsl.BlockLayout // the block's rules (shared memory: std430)
 	dyn     *Instr
 	off     int
 	t       *glsl.Type
@@ -54,7 +56,7 @@ func (l *lowerer) memRoot(v *glsl.Variable) memRef {
 	if v.Storage == glsl.StorageShared {
 		return memRef{shared: true, off: v.Offset, t: v.Type}
 	}
-	r := memRef{binding: v.Block.Binding, t: v.Type}
+	r := memRef{binding: v.Block.Binding, layout: v.Block.Layout, t: v.Type}
 	if v.Member >= 0 {
 		r.off = v.Offset
 	}
@@ -71,16 +73,16 @@ func (l *lowerer) memSteps(r memRef, steps []step) (memRef, []step) {
 			return r, steps[i:]
 		}
 		if s.kind == stepField {
-			r.off += glsl.Std430Offsets(t.Struct)[s.field]
+			r.off += r.layout.Offsets(t.Struct)[s.field]
 			r.t = s.typ
 			continue
 		}
 		stride := 4 // a vector's component
 		switch {
 		case t.Kind == glsl.Array:
-			stride = glsl.Std430Stride(t.Elem)
+			stride = r.layout.Stride(t.Elem)
 		case t.IsMatrix():
-			stride = glsl.Std430MatrixStride(t)
+			stride = r.layout.MatrixStride(t)
 		}
 		if s.dyn != nil {
 			o := l.emit(OpIMul, Int, s.dyn, l.b.ConstI(int32(stride)))
@@ -113,22 +115,22 @@ type memLeaf struct {
 }
 
 // memLeaves lists t's leaves in flattening order (as leafTypes) with their
-// std430 offsets from off. A runtime-sized array has none.
-func memLeaves(t *glsl.Type, off int, out []memLeaf) []memLeaf {
+// offsets from off by layout l. A runtime-sized array has none.
+func memLeaves(l glsl.BlockLayout, t *glsl.Type, off int, out []memLeaf) []memLeaf {
 	switch {
 	case t.Kind == glsl.Array:
-		stride := glsl.Std430Stride(t.Elem)
+		stride := l.Stride(t.Elem)
 		for i := 0; i < t.Len; i++ {
-			out = memLeaves(t.Elem, off+i*stride, out)
+			out = memLeaves(l, t.Elem, off+i*stride, out)
 		}
 	case t.Kind == glsl.Struct:
-		offs := glsl.Std430Offsets(t.Struct)
+		offs := l.Offsets(t.Struct)
 		for i, f := range t.Struct.Fields {
-			out = memLeaves(f.Type, off+offs[i], out)
+			out = memLeaves(l, f.Type, off+offs[i], out)
 		}
 	case t.IsMatrix():
 		for c := 0; c < t.Size(); c++ {
-			out = append(out, memLeaf{off + c*glsl.Std430MatrixStride(t), Vec(BaseFloat, t.Size())})
+			out = append(out, memLeaf{off + c*l.MatrixStride(t), Vec(BaseFloat, t.Size())})
 		}
 	case t.IsScalar() || t.IsVector():
 		out = append(out, memLeaf{off, irType(t)})
@@ -167,7 +169,7 @@ func (l *lowerer) memStoreWord(r memRef, extra int, x *Instr) {
 // memLoad loads the whole value r addresses.
 func (l *lowerer) memLoad(r memRef) value {
 	var out value
-	for _, lf := range memLeaves(r.t, 0, nil) {
+	for _, lf := range memLeaves(r.layout, r.t, 0, nil) {
 		cs := make([]*Instr, lf.t.Width)
 		for k := range cs {
 			cs[k] = l.memLoadWord(r, lf.off+4*k, lf.t.Base)
@@ -179,7 +181,7 @@ func (l *lowerer) memLoad(r memRef) value {
 
 // memStore stores v, a value of r's type.
 func (l *lowerer) memStore(r memRef, v value) {
-	for i, lf := range memLeaves(r.t, 0, nil) {
+	for i, lf := range memLeaves(r.layout, r.t, 0, nil) {
 		for k, c := range l.comps(v[i].x) {
 			l.memStoreWord(r, lf.off+4*k, c)
 		}
@@ -633,7 +635,7 @@ func (l *lowerer) runtimeLength(e glsl.Expr) *Instr {
 	if r.shared || r.dyn != nil || !r.t.IsRuntimeArray() {
 		l.fail("line %d: length() of a runtime-sized array outside a buffer block", e.Pos())
 	}
-	stride := glsl.Std430Stride(r.t.Elem)
+	stride := r.layout.Stride(r.t.Elem)
 	size := l.b.EmitIndex(OpBufferSize, Int, r.binding)
 	n := l.emit(OpISub, Int, size, l.b.ConstI(int32(r.off)))
 	n = l.emit(OpIMax, Int, n, l.b.ConstI(0))

@@ -600,6 +600,51 @@ void main() {
 		}})
 }
 
+// std140Layout: the same for a std140 block: arrays of scalars and
+// structures take 16-byte strides and alignment, mat2 columns 16 apart,
+// and length() of a runtime array counts 16-byte elements.
+func std140Layout(t *T) {
+	src := `#version 310 es
+layout(local_size_x = 1) in;
+struct S { float f; vec2 g; };
+layout(std140, binding = 0) buffer B {
+	float a;       // 0
+	vec2 b;        // 8
+	float c[2];    // 16, stride 16
+	vec3 d;        // 48
+	mat2 m;        // 64: columns at 64, 80
+	S s;           // 96: f 96, g 104
+	uint tail[];   // 112, stride 16
+} blk;
+void main() {
+	blk.a = 1.0;
+	blk.b = vec2(2.0, 3.0);
+	blk.c[0] = 4.0;
+	blk.c[1] = 5.0;
+	blk.d = vec3(6.0, 7.0, 8.0);
+	blk.m = mat2(9.0, 10.0, 11.0, 12.0);
+	blk.s = S(13.0, vec2(14.0, 15.0));
+	blk.tail[1] = uint(blk.tail.length());
+}`
+	f := func(x float32) uint32 { return math.Float32bits(x) }
+	runComputeCase(t, computeCase{name: "std140", src: src, groups: [3]int{1, 1, 1},
+		buffers: func() map[int][]uint32 { return map[int][]uint32{0: make([]uint32, 28+8+1)} },
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := make([]uint32, 37)
+			put := func(off int, ws ...uint32) { copy(want[off/4:], ws) }
+			put(0, f(1))
+			put(8, f(2), f(3))
+			put(16, f(4))
+			put(32, f(5))
+			put(48, f(6), f(7), f(8))
+			put(64, f(9), f(10))
+			put(80, f(11), f(12))
+			put(96, f(13), 0, f(14), f(15))
+			put(128, 2) // 148 bytes hold 2 whole 16-byte elements after 112
+			wordsEqual(t, "block", out[0], want)
+		}})
+}
+
 // constantDivisors: uint / and % by constants, powers of two
 // (a shift and a mask) and others, scalar and vector, over values with
 // and without the top bit.
