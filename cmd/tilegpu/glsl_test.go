@@ -120,7 +120,7 @@ func TestGLSL(t *testing.T) {
 			want: []string{"ERROR: 0:1: 'compute' : compute shaders require #version 310 es"}},
 		{name: "compute -S refused", files: []string{"a.comp", goodComp}, flags: []string{"-S"}, exit: -1, wantErr: "-S is not available for compute shaders yet"},
 		{name: "compute -dump", files: []string{"s.comp", ssboComp}, flags: []string{"-dump", "licm"},
-			want: []string{"=== s.comp: compute shader after licm ===\n", "func compute main {", "local_invocation_id x", "load_buffer binding 2, ", "store_shared ", "barrier\n",
+			want: []string{"=== s.comp: compute shader after licm ===\n", "func compute main {", "  local_size 16x1x1, shared 64 bytes\n", "  buffer binding 2 Data: 4 bytes + 4 per runtime element\n", "local_invocation_id x", "load_buffer binding 2, ", "store_shared ", "barrier\n",
 				"atomic_buffer add, binding 2, "}},
 		{name: "compute lowering error", files: []string{"m.comp", "#version 310 es\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint u; mat2 m; };\nvoid main() { m = mat2(uvec4(u)); }\n"}, exit: 2,
 			want: []string{"ERROR: 0:0: '' : ir: lowering: line 4: matrix constructors from uint values are not supported"}},

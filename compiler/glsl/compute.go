@@ -1,8 +1,11 @@
 package glsl
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
-// The GLSL ES 3.10 compute subset: what exists so far.
+// The GLSL ES 3.10 compute subset.
 //
 // A shader compiled for the Compute stage must start with "#version 310 es"
 // (preprocess.go); that version is refused for vertex and fragment shaders,
@@ -18,18 +21,39 @@ import "strconv"
 // precisions are the vertex shader's (§4.7.4); attributes, varyings and
 // the fragment built-ins do not exist.
 //
-// Not yet accepted (each is reported as an error naming the construct, never
-// silently ignored): shader storage blocks (std430 buffers), shared
-// variables, uint types, the compute built-in variables and barrier(). A
-// layout qualifier or a buffer block in a GLSL ES 1.00 shader is reported as
-// needing #version 310 es.
+// In 310 shaders only (ES 1.00 keeps the operators reserved, u literals
+// invalid and the type names ordinary identifiers):
+//   - uint, uvec2..4 (Kinds appended after Array), u/U literals, the
+//     operators % & | ^ ~ << >> and their compound assignments with ES
+//     3.10 §5.9's typing (no implicit conversions; shifts may mix
+//     signedness), uint indices and array sizes, int(uint)/uint(int) keep
+//     the bits; constant folding of all of them (fold.go);
+//   - shader storage blocks, laid out by std430 or std140 (storage.go;
+//     the default, shared and packed get std430's offsets), with an
+//     optional runtime-sized last member and .length() on arrays;
+//     readonly/writeonly/coherent/volatile/restrict (readonly is checked);
+//   - shared variables (storage.go), laid out one after another by std430;
+//   - gl_NumWorkGroups, gl_WorkGroupID, gl_LocalInvocationID,
+//     gl_GlobalInvocationID, gl_LocalInvocationIndex, gl_WorkGroupSize
+//     (a constant once the local size is declared),
+//     gl_MaxComputeWorkGroupCount/Size;
+//   - barrier(), memoryBarrier(), memoryBarrierShared(),
+//     memoryBarrierBuffer(), groupMemoryBarrier(), the atomic* functions on
+//     int/uint buffer or shared variables, the int/uint forms of abs,
+//     sign, min, max, clamp and the vector comparisons, and §8.8's
+//     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
+//     and findMSB (folded in constant expressions).
+//
+// Not in the subset (each is a compile error, never accepted silently):
+// row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
+// images, switch, the ES 3.00 built-ins beyond those above
+// (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
+// control flow is not a compile error (ES 3.10 allows uniform control
+// flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
 // Compute limits: the values of GL_MAX_COMPUTE_WORK_GROUP_SIZE (per
 // dimension) and GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS this implementation
-// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45): the
-// compute dispatch unit is not built yet, and the reference interpreter
-// runs a workgroup's invocations in lockstep, so its memory grows with
-// the product.
+// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45).
 const (
 	MaxComputeWorkGroupSizeX       = 128
 	MaxComputeWorkGroupSizeY       = 128
@@ -105,9 +129,9 @@ type layoutQuals struct {
 	tok        token // "layout"
 	size       [3]int
 	seen       [3]bool
-	std430     bool
 	binding    int
 	hasBinding bool
+	layout     BlockLayout
 	ids        []token // every qualifier named, for errors where it does not apply
 }
 
@@ -126,11 +150,11 @@ func (p *parser) layoutQualifiers() layoutQuals {
 			dim = 1
 		case "local_size_z":
 			dim = 2
-		case "std430":
-			lq.std430 = true
+		case "std430", "shared", "packed": // shared, packed: the implementation picks std430 (storage.go)
+			lq.layout = Std430
+		case "std140":
+			lq.layout = Std140
 		case "binding":
-		case "std140", "shared", "packed":
-			p.errorf(id.line, id.text, "only the std430 layout is supported for buffer blocks")
 		default:
 			p.errorf(id.line, id.text, "unknown layout qualifier")
 		}
@@ -325,6 +349,14 @@ func init() {
 			add("min", t, t, t)
 			add("max", t, t, t)
 			add("clamp", t, t, t, t)
+			// GLSL ES 3.10 §8.8 integer functions (the bit-field ones).
+			iv := VectorType(Int, n)
+			add("bitfieldExtract", t, t, TypeInt, TypeInt)
+			add("bitfieldInsert", t, t, t, TypeInt, TypeInt)
+			add("bitfieldReverse", t, t)
+			add("bitCount", iv, t)
+			add("findLSB", iv, t)
+			add("findMSB", iv, t)
 			if n > 1 {
 				add("min", t, t, s)
 				add("max", t, t, s)
@@ -348,7 +380,7 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 		return nil, len(args) > 0 && args[0].Type().IsInteger()
 	}
 	switch name {
-	case "abs", "sign", "min", "max", "clamp":
+	case "abs", "sign", "min", "max", "clamp", "bitfieldExtract", "bitfieldInsert", "bitfieldReverse", "bitCount", "findLSB", "findMSB":
 	default:
 		return nil, false // comparisons: foldBuiltin handles every kind
 	}
@@ -402,6 +434,8 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 			if less(hi, r) {
 				r = hi
 			}
+		default:
+			r = foldBitfield(name, args[0].Type().Scalar() == Int, x, arg, c)
 		}
 		out[c] = Scalar{Kind: k, I: r}
 	}
@@ -457,3 +491,45 @@ func (p *parser) lengthMethod(nt token, x Expr) Expr {
 // LengthMethod is Call.Builtin of arr.length() on a runtime-sized array
 // (Args[0] is the array); a sized array's length() is a constant.
 const LengthMethod = ".length"
+
+// foldBitfield folds the §8.8 bit-field functions on one component x of
+// the first argument (arg gives the others). Offsets and sizes outside
+// the value are undefined in GLSL; they fold as compiler/ir computes them.
+func foldBitfield(name string, signed bool, x int32, arg func(i, c int) int32, c int) int32 {
+	u := uint32(x)
+	switch name {
+	case "bitfieldExtract":
+		off, n := uint32(arg(1, 0)), uint32(arg(2, 0))
+		if n == 0 {
+			return 0
+		}
+		v := u << ((32 - off - n) & 31)
+		if signed {
+			return int32(v) >> ((32 - n) & 31)
+		}
+		return int32(v >> ((32 - n) & 31))
+	case "bitfieldInsert":
+		ins := uint32(arg(1, c))
+		off, n := uint32(arg(2, 0)), uint32(arg(3, 0))
+		mask := ^uint32(0)
+		if n != 32 {
+			mask = (uint32(1)<<(n&31) - 1) << (off & 31)
+		}
+		return int32(u&^mask | ins<<(off&31)&mask)
+	case "bitfieldReverse":
+		return int32(bits.Reverse32(u))
+	case "bitCount":
+		return int32(bits.OnesCount32(u))
+	case "findLSB":
+		if u == 0 {
+			return -1
+		}
+		return int32(bits.TrailingZeros32(u))
+	case "findMSB":
+		if signed && x < 0 {
+			u = ^u
+		}
+		return int32(bits.Len32(u)) - 1
+	}
+	return 0
+}

@@ -1,6 +1,9 @@
 package glsl
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Shader storage blocks and shared variables of GLSL ES 3.10 compute
 // shaders, laid out by std430 rules (OpenGL ES 3.1 §7.6.2.2) here in the
@@ -24,10 +27,11 @@ const (
 type BufferBlock struct {
 	Name    string
 	Binding int
+	Layout  BlockLayout
 	// Type is the block as a structure (Type.Struct.Name is the block
 	// name); an instance name is a Variable of this type.
 	Type *Type
-	// Offsets are the std430 byte offsets of the members.
+	// Offsets are the byte offsets of the members (by Layout's rules).
 	Offsets []int
 	// FixedSize is the size of the members before a runtime-sized last
 	// member (of all members when there is none).
@@ -45,8 +49,26 @@ type BufferBlock struct {
 // HasRuntimeArray reports whether the last member is runtime-sized.
 func (b *BufferBlock) HasRuntimeArray() bool { return b.Stride > 0 }
 
-// Std430Align returns the base alignment of t in bytes under std430.
-func Std430Align(t *Type) int {
+// BlockLayout is the layout rules of a buffer block (OpenGL ES 3.1
+// §7.6.2.2); shared variables are laid out by Std430.
+type BlockLayout uint8
+
+// Block layouts. A block without one, or with "shared" or "packed" (whose
+// offsets the implementation picks), gets Std430.
+const (
+	Std430 BlockLayout = iota
+	Std140             // arrays, their strides and structures aligned to 16 bytes
+)
+
+func (l BlockLayout) String() string {
+	if l == Std140 {
+		return "std140"
+	}
+	return "std430"
+}
+
+// Align returns the base alignment of t in bytes.
+func (l BlockLayout) Align(t *Type) int {
 	switch {
 	case t.IsScalar():
 		return 4
@@ -56,58 +78,75 @@ func Std430Align(t *Type) int {
 		}
 		return 16
 	case t.IsMatrix():
-		return Std430Align(t.Column())
+		// A matrix is an array of its columns.
+		return l.Align(ArrayOf(t.Column(), t.Size()))
 	case t.Kind == Array:
-		return Std430Align(t.Elem)
+		return l.round16(l.Align(t.Elem))
 	case t.Kind == Struct:
 		a := 4
 		for _, f := range t.Struct.Fields {
-			a = max(a, Std430Align(f.Type))
+			a = max(a, l.Align(f.Type))
 		}
-		return a
+		return l.round16(a)
 	}
 	return 4
 }
 
-// Std430Stride returns the array stride of elements of type t.
-func Std430Stride(t *Type) int { return roundUp(Std430Size(t), Std430Align(t)) }
+func (l BlockLayout) round16(n int) int {
+	if l == Std140 {
+		return roundUp(n, 16)
+	}
+	return n
+}
 
-// Std430Size returns the size of t in bytes (0 for a runtime-sized array;
+// Stride returns the array stride of elements of type t.
+func (l BlockLayout) Stride(t *Type) int {
+	return roundUp(l.Size(t), l.Align(&Type{Kind: Array, Elem: t, Len: 1}))
+}
+
+// Size returns the size of t in bytes (0 for a runtime-sized array;
 // saturating at 1<<40 for absurd types).
-func Std430Size(t *Type) int {
+func (l BlockLayout) Size(t *Type) int {
 	switch {
 	case t.IsScalar():
 		return 4
 	case t.IsVector():
 		return 4 * t.Size()
 	case t.IsMatrix():
-		return t.Size() * Std430Stride(t.Column())
+		return t.Size() * l.MatrixStride(t)
 	case t.Kind == Array:
-		return satMul(t.Len, Std430Stride(t.Elem))
+		return satMul(t.Len, l.Stride(t.Elem))
 	case t.Kind == Struct:
 		off := 0
 		for _, f := range t.Struct.Fields {
-			off = min(roundUp(off, Std430Align(f.Type))+Std430Size(f.Type), 1<<40)
+			off = min(roundUp(off, l.Align(f.Type))+l.Size(f.Type), 1<<40)
 		}
-		return roundUp(off, Std430Align(t))
+		return roundUp(off, l.Align(t))
 	}
 	return 0
 }
 
-// Std430Offsets returns the byte offsets of a structure's fields.
-func Std430Offsets(st *StructType) []int {
+// Offsets returns the byte offsets of a structure's fields.
+func (l BlockLayout) Offsets(st *StructType) []int {
 	offs := make([]int, len(st.Fields))
 	off := 0
 	for i, f := range st.Fields {
-		off = roundUp(off, Std430Align(f.Type))
+		off = roundUp(off, l.Align(f.Type))
 		offs[i] = off
-		off = min(off+Std430Size(f.Type), 1<<40)
+		off = min(off+l.Size(f.Type), 1<<40)
 	}
 	return offs
 }
 
-// Std430MatrixStride is the byte distance between a matrix's columns.
-func Std430MatrixStride(t *Type) int { return Std430Stride(t.Column()) }
+// MatrixStride is the byte distance between a matrix's columns.
+func (l BlockLayout) MatrixStride(t *Type) int { return l.Stride(t.Column()) }
+
+// Std430Align and the other Std430 functions are Std430's methods.
+func Std430Align(t *Type) int            { return Std430.Align(t) }
+func Std430Stride(t *Type) int           { return Std430.Stride(t) }
+func Std430Size(t *Type) int             { return Std430.Size(t) }
+func Std430Offsets(st *StructType) []int { return Std430.Offsets(st) }
+func Std430MatrixStride(t *Type) int     { return Std430.MatrixStride(t) }
 
 func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
@@ -171,10 +210,9 @@ func (p *parser) sharedDeclaration() {
 // bufferBlock parses "{memory qualifier} buffer Name { members } [instance] ;"
 // after its layout qualifier (lq: zero if none).
 func (p *parser) bufferBlock(lq layoutQuals) {
-	blk := &BufferBlock{Binding: lq.binding}
+	blk := &BufferBlock{Binding: lq.binding, Layout: lq.layout}
 	for _, id := range lq.ids {
-		if id.text != "std430" && id.text != "binding" && id.text != "std140" && id.text != "shared" && id.text != "packed" &&
-			(id.text == "local_size_x" || id.text == "local_size_y" || id.text == "local_size_z") {
+		if strings.HasPrefix(id.text, "local_size_") {
 			p.errorf(id.line, id.text, "layout qualifier "+id.text+" does not apply to a buffer block")
 		}
 	}
@@ -186,12 +224,9 @@ func (p *parser) bufferBlock(lq layoutQuals) {
 			blk.Writeonly = true
 		}
 	}
-	bufTok := p.expect("buffer")
-	if !lq.std430 {
-		// ES 3.10's default block layout is "shared", whose offsets the
-		// implementation picks: std430's are the ones it picks.
-		_ = bufTok
-	}
+	// Without std430 or std140 the block has ES 3.10's default layout,
+	// "shared", whose offsets the implementation picks: std430's.
+	p.expect("buffer")
 	nameTok := p.ident()
 	p.checkNewName(nameTok)
 	blk.Name, blk.Line = nameTok.text, nameTok.line
@@ -262,12 +297,12 @@ func (p *parser) bufferBlock(lq layoutQuals) {
 		p.errorf(nameTok.line, nameTok.text, "buffer block has no members")
 	}
 	blk.Type = &Type{Kind: Struct, Struct: st}
-	blk.Offsets = Std430Offsets(st)
+	blk.Offsets = blk.Layout.Offsets(st)
 	if n := len(st.Fields); n > 0 && st.Fields[n-1].Type.IsRuntimeArray() {
 		blk.FixedSize = blk.Offsets[n-1]
-		blk.Stride = Std430Stride(st.Fields[n-1].Type.Elem)
+		blk.Stride = blk.Layout.Stride(st.Fields[n-1].Type.Elem)
 	} else {
-		blk.FixedSize = Std430Size(blk.Type)
+		blk.FixedSize = blk.Layout.Size(blk.Type)
 	}
 	if blk.FixedSize > MaxBufferBlockSize {
 		p.errorf(nameTok.line, nameTok.text, "buffer block too large: "+strconv.Itoa(blk.FixedSize)+" bytes, more than this implementation's limit of "+

@@ -36,6 +36,19 @@ type ComputeInfo struct {
 // Invocations returns the number of invocations per work group.
 func (c *ComputeInfo) Invocations() int { return c.LocalSize[0] * c.LocalSize[1] * c.LocalSize[2] }
 
+// String gives the dump's header lines of a compute shader's resources.
+func (c *ComputeInfo) String() string {
+	s := fmt.Sprintf("  local_size %dx%dx%d, shared %d bytes\n", c.LocalSize[0], c.LocalSize[1], c.LocalSize[2], c.SharedSize)
+	for _, b := range c.Buffers {
+		s += fmt.Sprintf("  buffer binding %d %s: %d bytes", b.Binding, b.Name, b.FixedSize)
+		if b.Stride > 0 {
+			s += fmt.Sprintf(" + %d per runtime element", b.Stride)
+		}
+		s += "\n"
+	}
+	return s
+}
+
 // BufferBinding is one std430 shader storage block as the front end laid
 // it out.
 type BufferBinding struct {

@@ -44,6 +44,14 @@ type DispatchEnv struct {
 	// DefaultDispatchSteps); MaxIterations those of any one loop, as Env's.
 	MaxSteps      int
 	MaxIterations int
+	// DetectRaces makes two plain accesses of one word by different
+	// invocations, at least one a store, an error when no barrier orders
+	// them: in one work group between the same two barriers, or in
+	// different work groups at all (GLSL leaves such results undefined;
+	// on the hardware they depend on timing). Atomics are not tracked. It
+	// finds the races of the run's own accesses and may miss some (it
+	// remembers the last reader of a word, and whether there were more).
+	DetectRaces bool
 }
 
 // ErrDispatch is wrapped by every error of Dispatch.
@@ -112,6 +120,13 @@ func Dispatch(f *Func, env *DispatchEnv) error {
 	}
 	d.steps = d.maxSteps
 	d.shared = make([]uint32, c.SharedSize/4)
+	if env.DetectRaces {
+		d.sharedRaces = make([]wordAccess, len(d.shared))
+		d.bufferRaces = map[int][]wordAccess{}
+		for b, words := range env.Buffers {
+			d.bufferRaces[b] = make([]wordAccess, len(words))
+		}
+	}
 	for z := 0; z < env.NumWorkGroups[2]; z++ {
 		for y := 0; y < env.NumWorkGroups[1]; y++ {
 			for x := 0; x < env.NumWorkGroups[0]; x++ {
@@ -132,6 +147,21 @@ type dispatcher struct {
 	maxSteps int
 	shared   []uint32
 	group3   [3]int // the work group running
+	// Race detection (DetectRaces): the access history of every word,
+	// and the barrier interval: a number that grows at every barrier and
+	// every new work group.
+	sharedRaces []wordAccess
+	bufferRaces map[int][]wordAccess
+	phase       int32
+	groupIndex  int32 // flat index of the work group running
+}
+
+// wordAccess is the access history of one word for race detection.
+// Invocations are numbered 1 + groupIndex·invocations + local index.
+type wordAccess struct {
+	writer, writerPhase int32
+	reader, readerPhase int32
+	readers             bool // more than one invocation read it in readerPhase
 }
 
 // wave is one lockstep group of invocations and the goroutine running it;
@@ -165,7 +195,11 @@ func (w *wave) step() error {
 
 func (d *dispatcher) group(g [3]int) error {
 	d.group3 = g
+	n3 := d.env.NumWorkGroups
+	d.groupIndex = int32((g[2]*n3[1]+g[1])*n3[0] + g[0])
+	d.phase++
 	clear(d.shared)
+	clear(d.sharedRaces)
 	n := d.f.Compute.Invocations()
 	var waves []*wave
 	for first := 0; first < n; first += d.lanes {
@@ -224,6 +258,7 @@ func (d *dispatcher) group(g [3]int) error {
 		if finished > 0 {
 			return abort(d.errorf(nil, "some invocations finished while others wait at %s: barrier() in non-uniform control flow", at))
 		}
+		d.phase++
 	}
 }
 
@@ -293,7 +328,6 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 	// mem returns the words an op addresses and the word index of lane l.
 	mem := func(l int) ([]uint32, int, error) {
 		var words []uint32
-		what := "shared memory"
 		switch in.Op {
 		case OpLoadBuffer, OpStoreBuffer, OpAtomicBuffer:
 			var ok bool
@@ -301,13 +335,12 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 			if !ok {
 				return nil, 0, d.errorf(w, "%s: no buffer bound at binding %d", in, in.Index)
 			}
-			what = fmt.Sprintf("the buffer at binding %d", in.Index)
 		default:
 			words = d.shared
 		}
 		off := int64(int32(it.get(in.Args[0], 0, l)))
 		if off%4 != 0 || off < 0 || off/4 >= int64(len(words)) {
-			return nil, 0, d.errorf(w, "%s: invocation %d: byte offset %d outside %s (%d bytes)", in, w.first+l, off, what, 4*len(words))
+			return nil, 0, d.errorf(w, "%s: invocation %d: byte offset %d outside %s (%d bytes)", in, w.first+l, off, memoryName(in), 4*len(words))
 		}
 		return words, int(off / 4), nil
 	}
@@ -330,10 +363,16 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 			if err != nil {
 				return err
 			}
+			if err := d.track(w, in, l, i, false); err != nil {
+				return err
+			}
 			dst[l] = words[i]
 		case OpStoreBuffer, OpStoreShared:
 			words, i, err := mem(l)
 			if err != nil {
+				return err
+			}
+			if err := d.track(w, in, l, i, true); err != nil {
 				return err
 			}
 			words[i] = it.get(in.Args[1], 0, l)
@@ -360,4 +399,63 @@ func (it *interp) computeInstr(in *Instr, mask uint64, dst []uint32) error {
 		return w.barrier(in, 0)
 	}
 	return nil
+}
+
+// track records a plain access of word i by lane l of wave w and reports
+// a race with an earlier access (DispatchEnv.DetectRaces).
+func (d *dispatcher) track(w *wave, in *Instr, l, i int, write bool) error {
+	var hist []wordAccess
+	if in.Op == OpLoadShared || in.Op == OpStoreShared {
+		hist = d.sharedRaces
+	} else {
+		hist = d.bufferRaces[in.Index]
+	}
+	if hist == nil {
+		return nil
+	}
+	n := int32(d.f.Compute.Invocations())
+	me := 1 + d.groupIndex*n + int32(w.first+l)
+	a := &hist[i]
+	// unordered: other touched the word with no barrier between it and me.
+	unordered := func(other, phase int32) bool {
+		return other != 0 && other != me && (phase == d.phase || (other-1)/n != d.groupIndex)
+	}
+	verb := "reads"
+	if write {
+		verb = "writes"
+	}
+	race := func(other int32, did string) error {
+		return d.errorf(w, "data race: invocation %d %s byte offset %d of %s, which invocation %d of work group %d %s with no barrier() between them",
+			w.first+l, verb, 4*i, memoryName(in), (other-1)%n, (other-1)/n, did)
+	}
+	if unordered(a.writer, a.writerPhase) {
+		return race(a.writer, "wrote")
+	}
+	if write {
+		if a.reader != 0 && a.readers && a.readerPhase == d.phase {
+			return race(a.reader, "(and others) read")
+		}
+		if unordered(a.reader, a.readerPhase) {
+			return race(a.reader, "read")
+		}
+		a.writer, a.writerPhase = me, d.phase
+		return nil
+	}
+	switch {
+	case a.reader == 0 || a.readerPhase != d.phase:
+		a.readers = false
+	case a.reader != me:
+		a.readers = true
+	}
+	a.reader, a.readerPhase = me, d.phase
+	return nil
+}
+
+// memoryName names the memory a memory op accesses, for errors.
+func memoryName(in *Instr) string {
+	switch in.Op {
+	case OpLoadShared, OpStoreShared, OpAtomicShared:
+		return "shared memory"
+	}
+	return fmt.Sprintf("the buffer at binding %d", in.Index)
 }

@@ -62,7 +62,7 @@ func TestDispatchSharedReduction(t *testing.T) {
 				buf[i] = uint32(i*7 + 1)
 				want[i/n] += buf[i]
 			}
-			err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{groups, 1, 1}, Buffers: map[int][]uint32{0: buf}, WaveLanes: lanes})
+			err := Dispatch(f, &DispatchEnv{NumWorkGroups: [3]int{groups, 1, 1}, Buffers: map[int][]uint32{0: buf}, WaveLanes: lanes, DetectRaces: true})
 			if err != nil {
 				t.Fatalf("n=%d lanes=%d: %v", n, lanes, err)
 			}

@@ -18,7 +18,8 @@ import (
 // conversions to and from float split off the top bit.
 //
 // Buffer and shared variables are not SSA values: every read is a load and
-// every write a store at the std430 byte offset the front end computed,
+// every write a store at the byte offset of the block's layout (std430 or
+// std140; shared variables std430) the front end computed,
 // in program order (loads are not pure, so no pass moves them across a
 // store or a barrier).
 
@@ -45,6 +46,7 @@ func computeInfo(tu *glsl.TranslationUnit) *ComputeInfo {
 type memRef struct {
 	shared  bool
 	binding int
+	layout  glsl.BlockLayout // the block's rules (shared memory: std430)
 	dyn     *Instr
 	off     int
 	t       *glsl.Type
@@ -54,7 +56,7 @@ func (l *lowerer) memRoot(v *glsl.Variable) memRef {
 	if v.Storage == glsl.StorageShared {
 		return memRef{shared: true, off: v.Offset, t: v.Type}
 	}
-	r := memRef{binding: v.Block.Binding, t: v.Type}
+	r := memRef{binding: v.Block.Binding, layout: v.Block.Layout, t: v.Type}
 	if v.Member >= 0 {
 		r.off = v.Offset
 	}
@@ -71,16 +73,16 @@ func (l *lowerer) memSteps(r memRef, steps []step) (memRef, []step) {
 			return r, steps[i:]
 		}
 		if s.kind == stepField {
-			r.off += glsl.Std430Offsets(t.Struct)[s.field]
+			r.off += r.layout.Offsets(t.Struct)[s.field]
 			r.t = s.typ
 			continue
 		}
 		stride := 4 // a vector's component
 		switch {
 		case t.Kind == glsl.Array:
-			stride = glsl.Std430Stride(t.Elem)
+			stride = r.layout.Stride(t.Elem)
 		case t.IsMatrix():
-			stride = glsl.Std430MatrixStride(t)
+			stride = r.layout.MatrixStride(t)
 		}
 		if s.dyn != nil {
 			o := l.emit(OpIMul, Int, s.dyn, l.b.ConstI(int32(stride)))
@@ -113,22 +115,22 @@ type memLeaf struct {
 }
 
 // memLeaves lists t's leaves in flattening order (as leafTypes) with their
-// std430 offsets from off. A runtime-sized array has none.
-func memLeaves(t *glsl.Type, off int, out []memLeaf) []memLeaf {
+// offsets from off by layout l. A runtime-sized array has none.
+func memLeaves(l glsl.BlockLayout, t *glsl.Type, off int, out []memLeaf) []memLeaf {
 	switch {
 	case t.Kind == glsl.Array:
-		stride := glsl.Std430Stride(t.Elem)
+		stride := l.Stride(t.Elem)
 		for i := 0; i < t.Len; i++ {
-			out = memLeaves(t.Elem, off+i*stride, out)
+			out = memLeaves(l, t.Elem, off+i*stride, out)
 		}
 	case t.Kind == glsl.Struct:
-		offs := glsl.Std430Offsets(t.Struct)
+		offs := l.Offsets(t.Struct)
 		for i, f := range t.Struct.Fields {
-			out = memLeaves(f.Type, off+offs[i], out)
+			out = memLeaves(l, f.Type, off+offs[i], out)
 		}
 	case t.IsMatrix():
 		for c := 0; c < t.Size(); c++ {
-			out = append(out, memLeaf{off + c*glsl.Std430MatrixStride(t), Vec(BaseFloat, t.Size())})
+			out = append(out, memLeaf{off + c*l.MatrixStride(t), Vec(BaseFloat, t.Size())})
 		}
 	case t.IsScalar() || t.IsVector():
 		out = append(out, memLeaf{off, irType(t)})
@@ -167,7 +169,7 @@ func (l *lowerer) memStoreWord(r memRef, extra int, x *Instr) {
 // memLoad loads the whole value r addresses.
 func (l *lowerer) memLoad(r memRef) value {
 	var out value
-	for _, lf := range memLeaves(r.t, 0, nil) {
+	for _, lf := range memLeaves(r.layout, r.t, 0, nil) {
 		cs := make([]*Instr, lf.t.Width)
 		for k := range cs {
 			cs[k] = l.memLoadWord(r, lf.off+4*k, lf.t.Base)
@@ -179,7 +181,7 @@ func (l *lowerer) memLoad(r memRef) value {
 
 // memStore stores v, a value of r's type.
 func (l *lowerer) memStore(r memRef, v value) {
-	for i, lf := range memLeaves(r.t, 0, nil) {
+	for i, lf := range memLeaves(r.layout, r.t, 0, nil) {
 		for k, c := range l.comps(v[i].x) {
 			l.memStoreWord(r, lf.off+4*k, c)
 		}
@@ -406,12 +408,18 @@ func (l *lowerer) integerArith(op glsl.Op, a value, at *glsl.Type, b value, bt *
 	case glsl.OpMul:
 		return single(l.emit(OpIMul, t, x, y))
 	case glsl.OpDiv:
+		if k, ok := powerOfTwo(y); ok && unsigned {
+			return single(l.emit(OpUShr, t, x, l.b.Const(t, uint32(k))))
+		}
 		if unsigned {
 			q, _ := l.udivmod(x, y)
 			return single(q)
 		}
 		return single(l.idiv(x, y))
 	case glsl.OpMod:
+		if k, ok := powerOfTwo(y); ok && unsigned {
+			return single(l.emit(OpIAnd, t, x, l.b.Const(t, uint32(1)<<k-1)))
+		}
 		if unsigned {
 			_, r := l.udivmod(x, y)
 			return single(r)
@@ -433,6 +441,24 @@ func (l *lowerer) integerArith(op glsl.Op, a value, at *glsl.Type, b value, bt *
 	}
 	l.fail("integer operator %s", op)
 	return nil
+}
+
+// powerOfTwo reports a constant divisor 2^k (the same in every component),
+// which unsigned / and % turn into a shift and a mask.
+func powerOfTwo(y *Instr) (int, bool) {
+	if !y.IsConst() {
+		return 0, false
+	}
+	c := y.Const[0]
+	for i := 1; i < int(y.Type.Width); i++ {
+		if y.Const[i] != c {
+			return 0, false
+		}
+	}
+	if c == 0 || c&(c-1) != 0 {
+		return 0, false
+	}
+	return mathbits.TrailingZeros32(c), true
 }
 
 // constructUint lowers constructors that take or make uint values, whose
@@ -538,6 +564,8 @@ func (l *lowerer) computeCall(call *glsl.Call) (value, bool) {
 		return single(maxOf(x, args[1])), true
 	case "clamp":
 		return single(minOf(maxOf(x, args[1]), args[2])), true
+	case "bitfieldExtract", "bitfieldInsert", "bitfieldReverse", "bitCount", "findLSB", "findMSB":
+		return single(l.bitfield(call.Builtin, !unsigned, args)), true
 	case "lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual":
 		if !unsigned {
 			return nil, false
@@ -607,7 +635,7 @@ func (l *lowerer) runtimeLength(e glsl.Expr) *Instr {
 	if r.shared || r.dyn != nil || !r.t.IsRuntimeArray() {
 		l.fail("line %d: length() of a runtime-sized array outside a buffer block", e.Pos())
 	}
-	stride := glsl.Std430Stride(r.t.Elem)
+	stride := r.layout.Stride(r.t.Elem)
 	size := l.b.EmitIndex(OpBufferSize, Int, r.binding)
 	n := l.emit(OpISub, Int, size, l.b.ConstI(int32(r.off)))
 	n = l.emit(OpIMax, Int, n, l.b.ConstI(0))
@@ -615,4 +643,67 @@ func (l *lowerer) runtimeLength(e glsl.Expr) *Instr {
 		return l.emit(OpUShr, Int, n, l.b.ConstI(int32(mathbits.TrailingZeros(uint(stride)))))
 	}
 	return l.idiv(n, l.b.ConstI(int32(stride)))
+}
+
+// bitfield lowers the GLSL ES 3.10 §8.8 bit-field functions to shifts,
+// masks and the SWAR population count (args are widened to one width;
+// offsets and sizes outside the value are undefined in GLSL and give what
+// glsl's constant folding gives).
+func (l *lowerer) bitfield(name string, signed bool, args []*Instr) *Instr {
+	x := args[0]
+	t := x.Type
+	bt := Vec(BaseBool, int(t.Width))
+	c := func(v uint32) *Instr { return l.b.Const(t, v) }
+	and := func(a *Instr, m uint32) *Instr { return l.emit(OpIAnd, t, a, c(m)) }
+	shr := func(a *Instr, k uint32) *Instr { return l.emit(OpUShr, t, a, c(k)) }
+	shl := func(a *Instr, k uint32) *Instr { return l.emit(OpIShl, t, a, c(k)) }
+	or := func(a, b *Instr) *Instr { return l.emit(OpIOr, t, a, b) }
+	add := func(a, b *Instr) *Instr { return l.emit(OpIAdd, t, a, b) }
+	popcount := func(v *Instr) *Instr {
+		v = l.emit(OpISub, t, v, and(shr(v, 1), 0x55555555))
+		v = add(and(v, 0x33333333), and(shr(v, 2), 0x33333333))
+		v = and(add(v, shr(v, 4)), 0x0F0F0F0F)
+		return shr(l.emit(OpIMul, t, v, c(0x01010101)), 24)
+	}
+	switch name {
+	case "bitfieldExtract":
+		off, n := args[1], args[2]
+		thirtyTwo := c(32)
+		left := l.emit(OpIShl, t, x, l.emit(OpISub, t, l.emit(OpISub, t, thirtyTwo, off), n))
+		right := l.emit(OpISub, t, thirtyTwo, n)
+		v := l.emit(OpUShr, t, left, right)
+		if signed {
+			v = l.emit(OpIShr, t, left, right)
+		}
+		return l.emit(OpSelect, t, l.emit(OpIEq, bt, n, c(0)), c(0), v)
+	case "bitfieldInsert":
+		ins, off, n := args[1], args[2], args[3]
+		mask := l.emit(OpIShl, t, l.emit(OpISub, t, l.emit(OpIShl, t, c(1), n), c(1)), off)
+		mask = l.emit(OpSelect, t, l.emit(OpIEq, bt, n, c(32)), c(^uint32(0)), mask)
+		keep := l.emit(OpIAnd, t, x, l.emit(OpINot, t, mask))
+		return or(keep, l.emit(OpIAnd, t, l.emit(OpIShl, t, ins, off), mask))
+	case "bitfieldReverse":
+		v := or(and(shr(x, 1), 0x55555555), shl(and(x, 0x55555555), 1))
+		v = or(and(shr(v, 2), 0x33333333), shl(and(v, 0x33333333), 2))
+		v = or(and(shr(v, 4), 0x0F0F0F0F), shl(and(v, 0x0F0F0F0F), 4))
+		v = or(and(shr(v, 8), 0x00FF00FF), shl(and(v, 0x00FF00FF), 8))
+		return or(shr(v, 16), shl(v, 16))
+	case "bitCount":
+		return popcount(x)
+	case "findLSB":
+		// The bits below the lowest set one, counted; −1 for 0.
+		low := l.emit(OpIAnd, t, x, l.emit(OpISub, t, c(0), x))
+		n := popcount(l.emit(OpISub, t, low, c(1)))
+		return l.emit(OpSelect, t, l.emit(OpIEq, bt, x, c(0)), c(^uint32(0)), n)
+	}
+	// findMSB: smear the highest set bit (of ~x for negative ints) down,
+	// count, minus one: −1 for 0 (and −1).
+	v := x
+	if signed {
+		v = l.emit(OpSelect, t, l.emit(OpILt, bt, x, c(0)), l.emit(OpINot, t, x), x)
+	}
+	for _, k := range []uint32{1, 2, 4, 8, 16} {
+		v = or(v, shr(v, k))
+	}
+	return l.emit(OpISub, t, popcount(v), c(1))
 }
