@@ -316,7 +316,9 @@ func (u *csd) workgroup(s *csdSlot, d *cl.ComputeDispatch, prog *qpu.Program, i 
 		// Without barriers the batches never wait for each other: one
 		// after another on this slot's goroutine is the same result.
 		for k := 0; k < nb; k++ {
-			run(&s.threads[k])
+			if run(&s.threads[k]); s.threads[k].err != nil {
+				break // the workgroup failed; the later batches (err nil) do not run
+			}
 		}
 	} else {
 		var wg sync.WaitGroup

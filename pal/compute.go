@@ -144,6 +144,7 @@ func (cb *CmdBuffer) CmdBindStorageBuffers(first int, views []BufferView) error 
 	if first < 0 || first > MaxStorageBuffers || len(views) > MaxStorageBuffers-first {
 		return cb.failf(ErrInvalidArgument, "CmdBindStorageBuffers: bindings %d..%d+%d beyond %d", first, first, len(views), MaxStorageBuffers)
 	}
+	views = append([]BufferView(nil), views...) // Size is filled in below; the caller's slice stays as it was
 	for i, v := range views {
 		if v.Memory == nil {
 			continue
