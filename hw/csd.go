@@ -70,6 +70,7 @@ type csdSlot struct {
 	threads [MaxComputeBatches]csdThread
 	shared  []uint32
 	bar     qpu.WorkgroupBarrier
+	wg      sync.WaitGroup // the batches run on goroutines of their own
 	// gen and stop are the running dispatch's: its job's RESET
 	// generation and the flag that another slot failed.
 	gen  uint64
@@ -265,6 +266,21 @@ func firstError(errs []error) error {
 	return aborted
 }
 
+// runBatch runs one batch of slot s's workgroup and counts it.
+func (u *csd) runBatch(s *csdSlot, t *csdThread, prog *qpu.Program) {
+	t.err = runShader(u.g, t.core, t.m, prog, &t.batch)
+	s.bar.Leave(t.err)
+	b := &t.batch
+	t.perf.qpuInstructions += b.Instructions
+	t.perf.ctr[CtrComputeBatches]++
+	t.perf.ctr[CtrComputeInvocations] += uint64(mbits.OnesCount16(b.LaneMask))
+	t.perf.ctr[CtrComputeInstructions] += b.Instructions
+	t.perf.ctr[CtrComputeBarriers] += b.Compute.Barriers
+	t.perf.ctr[CtrComputeSharedAccesses] += b.Compute.SharedAccesses
+	t.perf.takeCore(t.core)
+	t.perf.flushTo(u.g)
+}
+
 // workgroup runs workgroup number i (x fastest) of d on slot s.
 func (u *csd) workgroup(s *csdSlot, d *cl.ComputeDispatch, prog *qpu.Program, i uint64, inv uint32) error {
 	gx, gy := uint64(d.NumGroupsX), uint64(d.NumGroupsY)
@@ -299,38 +315,24 @@ func (u *csd) workgroup(s *csdSlot, d *cl.ComputeDispatch, prog *qpu.Program, i 
 		}
 		t.err = nil
 	}
-	run := func(t *csdThread) {
-		t.err = runShader(u.g, t.core, t.m, prog, &t.batch)
-		s.bar.Leave(t.err)
-		b := &t.batch
-		t.perf.qpuInstructions += b.Instructions
-		t.perf.ctr[CtrComputeBatches]++
-		t.perf.ctr[CtrComputeInvocations] += uint64(mbits.OnesCount16(b.LaneMask))
-		t.perf.ctr[CtrComputeInstructions] += b.Instructions
-		t.perf.ctr[CtrComputeBarriers] += b.Compute.Barriers
-		t.perf.ctr[CtrComputeSharedAccesses] += b.Compute.SharedAccesses
-		t.perf.takeCore(t.core)
-		t.perf.flushTo(u.g)
-	}
 	if nb == 1 || !prog.HasBarrier() {
 		// Without barriers the batches never wait for each other: one
 		// after another on this slot's goroutine is the same result.
 		for k := 0; k < nb; k++ {
-			if run(&s.threads[k]); s.threads[k].err != nil {
+			if u.runBatch(s, &s.threads[k], prog); s.threads[k].err != nil {
 				break // the workgroup failed; the later batches (err nil) do not run
 			}
 		}
 	} else {
-		var wg sync.WaitGroup
+		s.wg.Add(nb - 1)
 		for k := 1; k < nb; k++ {
-			wg.Add(1)
 			go func() {
-				defer wg.Done()
-				run(&s.threads[k])
+				defer s.wg.Done()
+				u.runBatch(s, &s.threads[k], prog)
 			}()
 		}
-		run(&s.threads[0])
-		wg.Wait()
+		u.runBatch(s, &s.threads[0], prog)
+		s.wg.Wait()
 	}
 	var wgc perfCounts
 	wgc.ctr[CtrComputeWorkgroups] = 1
