@@ -3,10 +3,13 @@ package tilegpu
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/hw/cl"
+	"github.com/tilegpu/tilegpu/internal/gputrace"
 	"github.com/tilegpu/tilegpu/kernel"
 )
 
@@ -77,8 +80,8 @@ func TestCountersFollowTheFrame(t *testing.T) {
 	if m["fs.instructions"] == 0 || m["vs.instructions"] == 0 || m["cs.instructions"] == 0 {
 		t.Errorf("shader instructions not counted: %v", m)
 	}
-	if n := len(m); n != kernel.NumPerfCounters {
-		t.Errorf("%d counters, want all %d", n, kernel.NumPerfCounters)
+	if n := len(m); n != int(hw.NumCounters) {
+		t.Errorf("%d counters, want %d", n, hw.NumCounters)
 	}
 }
 
@@ -107,6 +110,9 @@ func TestTraceJSONContent(t *testing.T) {
 	var buf bytes.Buffer
 	if err := ctx.WriteTrace(&buf); err != nil {
 		t.Fatal(err)
+	}
+	if p := gputrace.CheckPerfettoImport(buf.Bytes()); len(p) != 0 {
+		t.Errorf("Perfetto's JSON importer would reject or flag:\n%s", strings.Join(p, "\n"))
 	}
 	var doc struct {
 		TraceEvents []traceEvent `json:"traceEvents"`
@@ -342,5 +348,62 @@ func TestOverdrawCountsShadedFragments(t *testing.T) {
 		if tc.depth && sum != m["fs.fragments_shaded"] {
 			t.Errorf("overdraw sums to %d, the counters shaded %d", sum, m["fs.fragments_shaded"])
 		}
+	}
+}
+
+// The QPU and TMU counters follow from the shader's work: one bilinear
+// fetch per lane of every fragment batch (four texel words each, most of them served by
+// the TMU's page cache), at least one SFU write per fragment batch
+// (inversesqrt), dual-issued instructions a subset of the instructions.
+func TestShaderUnitCounters(t *testing.T) {
+	const w, h = 96, 64
+	ctx := newTestContext(t, Config{Width: w, Height: h, Cores: 2})
+	g := ctx.GL()
+	p := buildProgram(t, g,
+		"attribute vec2 a_pos; varying vec2 v_uv; void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }",
+		"precision mediump float; uniform sampler2D s; varying vec2 v_uv;"+
+			"void main() { gl_FragColor = texture2D(s, v_uv) * inversesqrt(v_uv.x + 1.0); }")
+	g.UseProgram(p)
+	positions(g, -1, -1, 1, -1, -1, 1, -1, 1, 1, -1, 1, 1)
+	const tw = 64
+	texels := make([]byte, 4*tw*tw)
+	for i := range texels {
+		texels[i] = byte(i * 7)
+	}
+	tex := g.CreateTexture()
+	g.BindTexture(gl.TEXTURE_2D, tex)
+	g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, tw, tw, gl.RGBA, gl.UNSIGNED_BYTE, texels)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+	g.DrawArrays(gl.TRIANGLES, 0, 6)
+	if e := g.GetError(); e != gl.NO_ERROR {
+		t.Fatalf("GL error %#x: %v", e, ctx.GLES().LastDriverError())
+	}
+	m := counterMap(t, ctx)
+	if m["fs.fragments_shaded"] != w*h {
+		t.Fatalf("fragments shaded = %d, want %d", m["fs.fragments_shaded"], w*h)
+	}
+	// The fetch is unconditional, so every lane of every batch requests
+	// it: helper lanes (their results feed the derivatives that choose
+	// the level) and the unused lanes of a partly filled batch too.
+	if got, want := m["tmu.lanes"], 16*m["fs.batches"]; got != want {
+		t.Errorf("tmu.lanes = %d, want %d (16 lanes of each of %d batches)", got, want, m["fs.batches"])
+	}
+	if got, want := m["tmu.texels"], 4*m["tmu.lanes"]; got != want {
+		t.Errorf("tmu.texels = %d, want %d (bilinear: four per lane)", got, want)
+	}
+	if miss := m["tmu.page_misses"]; miss == 0 || miss*10 > m["tmu.texels"] {
+		t.Errorf("tmu.page_misses = %d of %d texels: want some, and a hit rate above 90%% for a 16 KiB texture", miss, m["tmu.texels"])
+	}
+	if m["fs.sfu_ops"] < m["fs.batches"] {
+		t.Errorf("fs.sfu_ops = %d < %d fragment batches (inversesqrt in every batch)", m["fs.sfu_ops"], m["fs.batches"])
+	}
+	for _, st := range []string{"cs", "vs", "fs"} {
+		if m[st+".dual_issued"] > m[st+".instructions"] {
+			t.Errorf("%s.dual_issued = %d > %d instructions", st, m[st+".dual_issued"], m[st+".instructions"])
+		}
+	}
+	if m["cs.tmu_lanes"] != 0 || m["vs.sfu_ops"] != 0 {
+		t.Errorf("vertex stages did no texture or SFU work, counted cs.tmu_lanes %d, vs.sfu_ops %d", m["cs.tmu_lanes"], m["vs.sfu_ops"])
 	}
 }

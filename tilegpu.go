@@ -284,6 +284,25 @@ func (c *Context) Stats() Stats {
 	}
 }
 
+// TileProgress reports how many tiles the GPU has rendered since it was
+// created (the kernel's ParamPerfTiles, which the render cores count as
+// each tile finishes) and the tile edge in pixels, so that a caller can
+// show the progress of a long frame. Unlike the other methods it may be
+// called from another goroutine while the context renders (it reads only
+// the kernel File, which is safe for concurrent use), but not after
+// Close.
+func (c *Context) TileProgress() (tiles uint64, tileSize int) {
+	a := kernel.GetParamArgs{Param: kernel.ParamPerfTiles}
+	if c.file.GetParam(&a) != nil {
+		return 0, 0
+	}
+	ts := kernel.GetParamArgs{Param: kernel.ParamTileSize}
+	if c.file.GetParam(&ts) != nil {
+		return 0, 0
+	}
+	return a.Value, int(ts.Value)
+}
+
 // Close frees the GPU. Queued work is abandoned, not waited for: nothing
 // can read its results after Close, and a shader that never ends would
 // otherwise hold Close until the watchdog fired. Calls through GL()

@@ -142,11 +142,12 @@ const (
 	displayExtensions   = "EGL_KHR_create_context EGL_KHR_get_all_proc_addresses EGL_KHR_surfaceless_context"
 )
 
-// config is an EGLConfig. Only what the GPU renders is advertised: the TG
-// hardware has one colour format (RGBA8) and one depth/stencil format
-// (Z24S8), so RGB888/RGB565 configs would report bits that are not there.
-// 4× MSAA configs render with four samples per pixel in the tile buffer,
-// resolved into the surface as tiles are stored (docs/hardware.md §5.2).
+// config is an EGLConfig. Only what the GPU renders is advertised: colour
+// buffers RGBA8888, RGB888 (RGBX8888 in memory) and RGB565, which the tile
+// buffer renders with their real bits (docs/hardware.md §4.4.1), each with
+// depth24+stencil8, depth only, or neither; 4× MSAA configs render with
+// four samples per pixel in the tile buffer, resolved into the surface as
+// tiles are stored (docs/hardware.md §5.2).
 type config struct {
 	id                  int
 	depth, stencil      int
@@ -163,6 +164,27 @@ var configs = []config{
 	{id: 3, red: 8, green: 8, blue: 8, a: 8, depth: 24},
 	{id: 4, red: 8, green: 8, blue: 8, a: 8, depth: 24, stencil: 8, samples: 4},
 	{id: 5, red: 8, green: 8, blue: 8, a: 8, samples: 4},
+	{id: 6, red: 8, green: 8, blue: 8, depth: 24, stencil: 8},
+	{id: 7, red: 8, green: 8, blue: 8},
+	{id: 8, red: 8, green: 8, blue: 8, depth: 24},
+	{id: 9, red: 8, green: 8, blue: 8, depth: 24, stencil: 8, samples: 4},
+	{id: 10, red: 8, green: 8, blue: 8, samples: 4},
+	{id: 11, red: 5, green: 6, blue: 5, depth: 24, stencil: 8},
+	{id: 12, red: 5, green: 6, blue: 5},
+	{id: 13, red: 5, green: 6, blue: 5, depth: 24},
+	{id: 14, red: 5, green: 6, blue: 5, depth: 24, stencil: 8, samples: 4},
+	{id: 15, red: 5, green: 6, blue: 5, samples: 4},
+}
+
+// format is the colour buffer's resource format.
+func (c *config) format() pipe.Format {
+	switch {
+	case c.red == 5:
+		return pipe.FormatRGB565
+	case c.a == 0:
+		return pipe.FormatRGBX8
+	}
+	return pipe.FormatRGBA8
 }
 
 // maxPbuffer is the largest pbuffer side: the driver's render-target limit
@@ -797,7 +819,7 @@ func eglCreatePbufferSurface(d C.EGLHandle, cfg C.EGLHandle, attribs *C.EGLint) 
 	}
 	if s.w > 0 && s.h > 0 {
 		var err error
-		s.color, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8,
+		s.color, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: c.format(),
 			Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (c.depth > 0 || c.stencil > 0) {
 			s.zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
@@ -1190,7 +1212,7 @@ func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 			return eglFalse
 		}
 		for _, s := range []*surface{ds, rs} {
-			if s.cfg.depth != c.cfg.depth || s.cfg.stencil != c.cfg.stencil {
+			if s.cfg.depth != c.cfg.depth || s.cfg.stencil != c.cfg.stencil || s.cfg.format() != c.cfg.format() {
 				return setError(eglBadMatch) // configs not compatible
 			}
 		}

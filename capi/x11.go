@@ -120,6 +120,7 @@ type window struct {
 	xid     C.ulong
 	present *C.tg_present
 	frame   []byte
+	raw     []byte // RGB565/RGB888 surfaces: the surface's own pixels, widened into frame
 }
 
 // createWindowSurface is eglCreateWindowSurface and
@@ -186,7 +187,7 @@ func (s *surface) allocate(w, h int) bool {
 	var color, zs pipe.Resource
 	var err error
 	if w > 0 && h > 0 {
-		color, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8,
+		color, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: s.cfg.format(),
 			Width: w, Height: h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (s.cfg.depth > 0 || s.cfg.stencil > 0) {
 			zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
@@ -234,7 +235,7 @@ func (s *surface) resize(w, h int) bool {
 		C.tg_x11_present_free(s.win.present)
 		s.win.present = nil
 	}
-	s.win.frame = nil
+	s.win.frame, s.win.raw = nil, nil
 	if w > 0 && h > 0 {
 		var why *C.char
 		s.win.present = C.tg_x11_present_new(s.win.x.native, s.win.xid, C.int(w), C.int(h), &why)
@@ -265,7 +266,19 @@ func (s *surface) followWindow() {
 // colour buffer is read back and put into the window.
 func swapWindow(c *context, s *surface) C.EGLBoolean {
 	if s.color != nil && s.win.present != nil {
-		if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame); err != nil {
+		if f := s.color.Template().Format; f != pipe.FormatRGBA8 {
+			// RGB565 / RGB888 surfaces: read the surface's own format
+			// and widen it to the RGBA8 frame the presenter converts.
+			if len(s.win.raw) != s.w*s.h*f.BytesPerPixel() {
+				s.win.raw = make([]byte, s.w*s.h*f.BytesPerPixel())
+			}
+			raw := s.win.raw
+			if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, raw); err != nil {
+				warnf("eglSwapBuffers: reading the frame: %v", err)
+				return setError(eglBadAlloc)
+			}
+			f.ToRGBA8(s.win.frame, raw, s.w*s.h)
+		} else if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame); err != nil {
 			warnf("eglSwapBuffers: reading the frame: %v", err)
 			return setError(eglBadAlloc)
 		}

@@ -29,6 +29,13 @@ type ServiceConfig struct {
 	// command stream with the shared memory it read (client-N.tgcb), for
 	// Replay and `tilegpu replay`.
 	RecordDir string
+	// CrashDumpDir, when set, is where the kernel writes a crash dump
+	// (JSON, decoded by `tilegpu crashdec`) for every GPU page fault,
+	// aborted shader and hang of any client, as tilegpu.Config.CrashDumpDir
+	// does for one context; every client's driver then puts draw markers
+	// in its control lists so that a dump names the draw. The service
+	// logs each dump's path with the lost context it explains.
+	CrashDumpDir string
 	// Logf receives the service's log lines (connects, disconnects, lost
 	// contexts and why); nil discards them.
 	Logf func(format string, args ...any)
@@ -41,6 +48,11 @@ type Service struct {
 	cfg ServiceConfig
 	gpu *hw.GPU
 	dev *kernel.Device
+
+	// dumpMu guards dumpsLogged: how many of the kernel's crash dumps
+	// the service has logged (newDumps).
+	dumpMu      sync.Mutex
+	dumpsLogged int
 
 	mu       sync.Mutex
 	sessions map[uint64]*session
@@ -67,8 +79,25 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, sessions: map[uint64]*session{}}
 	s.gpu = hw.New(hw.Config{MemorySize: cfg.MemorySize, Cores: cfg.Cores})
-	s.dev = kernel.NewDevice(s.gpu, kernel.Options{JobTimeout: cfg.JobTimeout})
+	s.dev = kernel.NewDevice(s.gpu, kernel.Options{JobTimeout: cfg.JobTimeout, DumpDir: cfg.CrashDumpDir})
 	return s, nil
+}
+
+// newDumps returns the paths of the crash dumps the kernel wrote since
+// the last call.
+func (s *Service) newDumps() []string {
+	if s.cfg.CrashDumpDir == "" {
+		return nil
+	}
+	s.dumpMu.Lock()
+	defer s.dumpMu.Unlock()
+	all := s.dev.DumpPaths()
+	if len(all) <= s.dumpsLogged {
+		return nil
+	}
+	fresh := all[s.dumpsLogged:]
+	s.dumpsLogged = len(all)
+	return fresh
 }
 
 func (s *Service) logf(format string, args ...any) {
@@ -262,7 +291,7 @@ func (ss *session) buildStack(w, h int) error {
 		return fmt.Errorf("opening the kernel device: %w", err)
 	}
 	ss.file = f
-	if ss.scr, err = tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{}); err != nil {
+	if ss.scr, err = tg.NewScreen(platform.Winsys{F: f}, platform.Compiler{}, tg.ScreenOptions{DrawMarkers: ss.svc.cfg.CrashDumpDir != ""}); err != nil {
 		return err
 	}
 	ss.pctx = ss.scr.NewContext()
@@ -306,6 +335,9 @@ func (ss *session) loseLocked(reason string) {
 	}
 	ss.lost, ss.reason = true, reason
 	ss.svc.logf("client %d: context lost: %s", ss.id, reason)
+	for _, path := range ss.svc.newDumps() {
+		ss.svc.logf("client %d: crash dump %s (tilegpu crashdec %s)", ss.id, path, path)
+	}
 	ss.cond.Broadcast()
 }
 

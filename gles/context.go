@@ -45,7 +45,7 @@ const maxVertexAttribs = glsl.MaxVertexAttribs
 // DefaultFramebuffer is the window-system framebuffer (framebuffer 0).
 type DefaultFramebuffer struct {
 	Width, Height int
-	Color         pipe.Resource // RGBA8
+	Color         pipe.Resource // RGBA8, RGBX8 or RGB565 (the EGL config's format: formats.go)
 	DepthStencil  pipe.Resource // Z24S8, may be nil
 	// NoStencil: DepthStencil is a depth buffer only (an EGL config with
 	// depth and no stencil). Its stencil bits are then no stencil buffer:

@@ -1,9 +1,12 @@
 package gles
 
-import "github.com/tilegpu/tilegpu/gl"
+import (
+	"github.com/tilegpu/tilegpu/gl"
+	"github.com/tilegpu/tilegpu/pipe"
+)
 
-// OES_compressed_ETC1_RGB8_texture: ETC1 images are decoded to RGBA8 on
-// upload, like every other format (the TG hardware samples RGBA8 only).
+// OES_compressed_ETC1_RGB8_texture: ETC1 images are decoded on upload and
+// stored as RGBX8 (the TG hardware has no compressed texture formats).
 
 // etc1RGB8 is GL_ETC1_RGB8_OES.
 const etc1RGB8 gl.Enum = 0x8D64
@@ -89,7 +92,7 @@ func (c *Context) CompressedTexImage2D(target gl.Enum, level int, internalformat
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	c.defineImage(t, face, level, width, height, gl.RGB, decodeETC1(data, width, height))
+	c.defineImage(t, face, level, width, height, gl.RGB, pipe.FormatRGBX8, decodeETC1(data, width, height))
 }
 
 // CompressedTexSubImage2D: ETC1 images cannot be updated in part

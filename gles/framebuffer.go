@@ -30,6 +30,11 @@ const (
 	attColor = iota
 	attDepth
 	attStencil
+	// COLOR_ATTACHMENT1..3 of NV_fbo_color_attachments (colorattach.go):
+	// part of completeness, never drawn to (ES 2.0 draws to attachment 0).
+	attColor1
+	attColor2
+	attColor3
 	numAttachments
 )
 
@@ -123,7 +128,8 @@ func (c *Context) DeleteRenderbuffer(v gl.Renderbuffer) {
 }
 
 // RenderbufferStorage allocates the bound renderbuffer's image. Colour
-// formats are stored as RGBA8, depth and stencil formats as depth24+stencil8.
+// formats are stored with their own bits (formats.go), depth and stencil
+// formats as depth24+stencil8.
 func (c *Context) RenderbufferStorage(target, internalFormat gl.Enum, width, height int) {
 	c.renderbufferStorage(target, 0, internalFormat, width, height)
 }
@@ -157,7 +163,7 @@ func (c *Context) renderbufferStorage(target gl.Enum, samples int, internalForma
 	if width > 0 && height > 0 {
 		t := pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8, Width: width, Height: height, Levels: 1, Bind: pipe.BindDepthStencil}
 		if color {
-			t.Format, t.Bind = pipe.FormatRGBA8, pipe.BindRenderTarget
+			t.Format, t.Bind = rbStoreFormat(internalFormat), pipe.BindRenderTarget
 		}
 		var err error
 		if res, err = c.screen.ResourceCreate(t); err != nil {
@@ -198,7 +204,10 @@ func (c *Context) GetRenderbufferParameteri(target, pname gl.Enum) int {
 		}
 		return int(rb.format)
 	case gl.RENDERBUFFER_RED_SIZE, gl.RENDERBUFFER_GREEN_SIZE, gl.RENDERBUFFER_BLUE_SIZE, gl.RENDERBUFFER_ALPHA_SIZE:
-		return bitsOf(color, 8)
+		if !color || rb.format == 0 {
+			return 0
+		}
+		return rbStoreFormat(rb.format).ColorBits()[pname-gl.RENDERBUFFER_RED_SIZE]
 	case gl.RENDERBUFFER_DEPTH_SIZE:
 		return bitsOf(depth, 24)
 	case gl.RENDERBUFFER_STENCIL_SIZE:
@@ -263,6 +272,8 @@ func attachmentIndex(a gl.Enum) int {
 	switch a {
 	case gl.COLOR_ATTACHMENT0:
 		return attColor
+	case colorAttachment1NV, colorAttachment1NV + 1, colorAttachment1NV + 2:
+		return attColor1 + int(a-colorAttachment1NV)
 	case gl.DEPTH_ATTACHMENT:
 		return attDepth
 	case gl.STENCIL_ATTACHMENT:
@@ -354,8 +365,10 @@ func (a attachment) image() (res pipe.Resource, w, h int, color, depth, stencil 
 			return nil, 0, 0, false, false, false
 		}
 		lv := a.tex.levels[a.face][0]
-		renderable := lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT
-		return a.tex.res, lv.w, lv.h, renderable, false, false
+		// Colour-renderable: RGB, RGBA, BGRA of 8 bits or fewer (not half
+		// floats); depth textures are depth (and stencil) attachments.
+		renderable := (lv.format == gl.RGB || lv.format == gl.RGBA || lv.format == bgraEXT) && classOf(lv.sf) == classRGBA8
+		return a.tex.res, lv.w, lv.h, renderable, isDepthFormat(lv.format), lv.format == gl.DEPTH_STENCIL_OES
 	}
 	return nil, 0, 0, false, false, false
 }
@@ -372,7 +385,7 @@ func (fb *framebuffer) status() gl.Enum {
 		if res == nil || aw == 0 || ah == 0 {
 			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
 		}
-		if (i == attColor && !color) || (i == attDepth && !depth) || (i == attStencil && !stencil) {
+		if (isColorAttachment(i) && !color) || (i == attDepth && !depth) || (i == attStencil && !stencil) {
 			return gl.FRAMEBUFFER_INCOMPLETE_ATTACHMENT
 		}
 		if w >= 0 && (aw != w || ah != h) {
@@ -438,9 +451,10 @@ func (c *Context) framebufferState() (pipe.FramebufferState, bool) {
 		res, w, h, _, _, _ := a.image()
 		s.Width, s.Height = w, h
 		surf := pipe.Surface{Resource: res, Face: a.face}
-		if i == attColor {
+		switch i {
+		case attColor:
 			s.Color = surf
-		} else {
+		case attDepth, attStencil:
 			s.ZS = surf
 		}
 	}
@@ -526,10 +540,16 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 		return out
 	}
 	cw, ch := x1-x0, y1-y0
-	buf := make([]byte, cw*ch*4)
-	if err := c.pipe.ResourceRead(s.Color.Resource, s.Color.Face, s.Color.Level, x0, y0, cw, ch, buf); err != nil {
+	f := s.Color.Resource.Template().Format
+	raw := make([]byte, cw*ch*f.BytesPerPixel())
+	if err := c.pipe.ResourceRead(s.Color.Resource, s.Color.Face, s.Color.Level, x0, y0, cw, ch, raw); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 		return out
+	}
+	buf := raw
+	if f != pipe.FormatRGBA8 {
+		buf = make([]byte, cw*ch*4)
+		f.ToRGBA8(buf, raw, cw*ch) // formats.go: the colour buffer's own bits
 	}
 	for row := 0; row < ch; row++ {
 		dst := ((y0-y+row)*w + (x0 - x)) * 4
@@ -544,7 +564,8 @@ func (c *Context) readFramebufferRGBA(x, y, w, h int) []byte {
 }
 
 // ReadPixels reads a rectangle of the colour buffer. Supported: RGBA /
-// UNSIGNED_BYTE (also the implementation read format). Rows are written
+// UNSIGNED_BYTE, and the implementation read format (formats.go: the
+// packed 16-bit type of a 16-bit colour buffer). Rows are written
 // bottom row first with PACK_ALIGNMENT padding, as GL specifies.
 func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.Enum) {
 	if format == bgraEXT { // EXT_read_format_bgra (readbgra.go)
@@ -557,6 +578,10 @@ func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.
 	}
 	if width < 0 || height < 0 {
 		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if f, t := c.implReadFormat(); format == f && ty == t && t != gl.UNSIGNED_BYTE {
+		c.readPixelsPacked(dst, x, y, width, height, ty) // formats.go
 		return
 	}
 	if format != gl.RGBA || ty != gl.UNSIGNED_BYTE {

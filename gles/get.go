@@ -16,7 +16,7 @@ import (
 // attachment), and NPOT textures with REPEAT/MIRRORED_REPEAT wrapping,
 // mipmaps and GenerateMipmap (levels are floor(size/2^n), as the extension
 // specifies).
-const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker GL_OES_vertex_array_object GL_ANGLE_instanced_arrays GL_EXT_read_format_bgra GL_EXT_discard_framebuffer GL_OES_mapbuffer GL_EXT_blend_minmax GL_EXT_multisampled_render_to_texture"
+const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker GL_OES_vertex_array_object GL_ANGLE_instanced_arrays GL_EXT_read_format_bgra GL_EXT_discard_framebuffer GL_OES_mapbuffer GL_EXT_blend_minmax GL_EXT_multisampled_render_to_texture GL_OES_depth_texture GL_OES_texture_half_float GL_OES_texture_half_float_linear GL_NV_fbo_color_attachments"
 
 // derivativesProbe is a fragment shader that uses every function of
 // GL_OES_standard_derivatives; the extension is advertised when the
@@ -87,7 +87,7 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 	case gl.ALIASED_POINT_SIZE_RANGE:
 		return f(1, 64), false, true
 	case gl.RED_BITS, gl.GREEN_BITS, gl.BLUE_BITS, gl.ALPHA_BITS:
-		return i(8), false, true
+		return i(c.colorBits()[pname-gl.RED_BITS]), false, true
 	case gl.DEPTH_BITS:
 		if hasDepth {
 			return i(24), false, true
@@ -163,10 +163,14 @@ func (c *Context) state(pname gl.Enum) (v []float64, normalized, ok bool) {
 			return nil, false, false
 		}
 		return e(c.hints[gl.FRAGMENT_SHADER_DERIVATIVE_HINT_OES]), false, true
+	case maxColorAttachmentsNV: // colorattach.go
+		return i(numColorAttachments), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_FORMAT:
-		return e(gl.RGBA), false, true
+		f, _ := c.implReadFormat()
+		return e(f), false, true
 	case gl.IMPLEMENTATION_COLOR_READ_TYPE:
-		return e(gl.UNSIGNED_BYTE), false, true
+		_, t := c.implReadFormat()
+		return e(t), false, true
 	case gl.LINE_WIDTH:
 		return f(c.lineWidth), false, true
 	case gl.MAX_COMBINED_TEXTURE_IMAGE_UNITS:

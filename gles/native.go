@@ -326,6 +326,16 @@ func (c *Context) PixelDataSize(width, height int, format, ty gl.Enum, pack bool
 		bpp = 2
 	case gl.UNSIGNED_BYTE:
 		bpp = map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4, bgraEXT: 4}[format]
+	case halfFloatOES: // OES_texture_half_float (formats.go)
+		bpp = 2 * map[gl.Enum]int{gl.ALPHA: 1, gl.LUMINANCE: 1, gl.LUMINANCE_ALPHA: 2, gl.RGB: 3, gl.RGBA: 4}[format]
+	case gl.UNSIGNED_SHORT: // OES_depth_texture
+		if format == gl.DEPTH_COMPONENT {
+			bpp = 2
+		}
+	case gl.UNSIGNED_INT, gl.UNSIGNED_INT_24_8_OES: // OES_depth_texture, OES_packed_depth_stencil
+		if isDepthFormat(format) {
+			bpp = 4
+		}
 	}
 	if bpp == 0 {
 		return 0

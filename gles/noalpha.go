@@ -6,16 +6,18 @@ import (
 )
 
 // Colour buffers without alpha (RGB565 and RGB8 renderbuffers, RGB
-// textures) are stored as RGBA8 like every colour buffer; GL requires their
-// alpha to read as one whatever was written (ES 2.0 §4.3.1, §4.1.6: a
-// missing destination alpha is one). As Mesa does for RGBX formats, reads
-// return alpha 1 and blending sees a destination alpha of 1.
+// textures, RGB565/RGB888 EGL surfaces): GL requires their alpha to read as
+// one whatever was written (ES 2.0 §4.3.1, §4.1.6: a missing destination
+// alpha is one). The hardware formats without alpha bits (RGB565,
+// RGBX8888) already hold alpha as 1; RGB textures of other types do not,
+// so, as Mesa does for RGBX formats, reads return alpha 1 and blending
+// sees a destination alpha of 1.
 
 // colorHasAlpha reports whether the bound framebuffer's colour buffer has
 // an alpha channel.
 func (c *Context) colorHasAlpha() bool {
 	if c.drawFB == nil {
-		return true // the EGL configs are all RGBA8888
+		return c.dfb.Color == nil || c.dfb.Color.Template().Format.ColorBits()[3] > 0
 	}
 	a := c.drawFB.att[attColor]
 	switch {

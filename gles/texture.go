@@ -21,6 +21,7 @@ type texture struct {
 
 	res               pipe.Resource
 	resW, resH, resLv int
+	resSF             pipe.Format // the resource's format (formats.go)
 
 	view    pipe.SamplerView
 	viewKey pipe.SamplerViewTemplate
@@ -29,10 +30,12 @@ type texture struct {
 // texLevel is what GL knows about one image of a texture.
 type texLevel struct {
 	w, h    int
-	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
+	format  gl.Enum     // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA, DEPTH_COMPONENT, DEPTH_STENCIL_OES
+	sf      pipe.Format // storage format of the image as specified (formats.go); its class is the form of pending
 	defined bool
 	inRes   bool // the image is stored in res (its size matches the resource's chain)
-	// pending holds the RGBA8 texels of a defined image that is not in res
+	// pending holds the texels (in the intermediate form of sf's class,
+	// formats.go) of a defined image that is not in res
 	// (a level specified before level 0, or one the current level 0 does
 	// not fit): stored when a level 0 it fits arrives. Mip levels may be
 	// specified in any order.
@@ -194,6 +197,9 @@ func isBaseFormat(f gl.Enum) bool {
 // checkFormatType validates a format/type pair of pixel data: INVALID_ENUM
 // for unknown enums, INVALID_OPERATION for a packed type with the wrong format.
 func (c *Context) checkFormatType(format, ty gl.Enum) bool {
+	if ok, handled := c.checkExtFormatType(format, ty); handled { // formats.go
+		return ok
+	}
 	if !isBaseFormat(format) {
 		c.recordError(gl.INVALID_ENUM)
 		return false
@@ -243,39 +249,48 @@ func (c *Context) TexImage2D(target gl.Enum, level int, internalFormat int, widt
 	if !ok || !c.checkFormatType(format, ty) || !c.checkImageArgs(target, level, width, height) {
 		return
 	}
-	if !isBaseFormat(gl.Enum(internalFormat)) {
+	ifmt := gl.Enum(internalFormat)
+	if ifmt == bgra8EXT && format == bgraEXT {
+		ifmt = bgraEXT // the sized BGRA8_EXT of EXT_texture_format_BGRA8888 (revision 1.1 and later)
+	}
+	if !isBaseFormat(ifmt) && !isDepthFormat(ifmt) {
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	if gl.Enum(internalFormat) != format {
+	if ifmt != format {
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
-	var rgba []byte
+	if isDepthFormat(format) && (target != gl.TEXTURE_2D || level != 0) {
+		c.recordError(gl.INVALID_OPERATION) // OES_depth_texture: 2D, level 0 only
+		return
+	}
+	var texels []byte
 	if data != nil {
 		var ok bool
-		if rgba, ok = c.unpackToRGBA(data, width, height, format, ty); !ok {
+		if texels, ok = c.unpackTexels(data, width, height, format, ty); !ok {
 			c.recordError(gl.INVALID_VALUE)
 			return
 		}
 	}
-	c.defineImage(t, face, level, width, height, format, rgba)
+	c.defineImage(t, face, level, width, height, format, texStoreFormat(format, ty), texels)
 }
 
-// defineImage records a new image and stores its texels (nil: undefined contents).
-func (c *Context) defineImage(t *texture, face, level, width, height int, format gl.Enum, rgba []byte) {
+// defineImage records a new image of storage format sf and stores its
+// texels (sf's intermediate form; nil: undefined contents).
+func (c *Context) defineImage(t *texture, face, level, width, height int, format gl.Enum, sf pipe.Format, texels []byte) {
 	lv := t.level(face, level)
-	*lv = texLevel{w: width, h: height, format: format, defined: true}
+	*lv = texLevel{w: width, h: height, format: format, sf: sf, defined: true}
 	if width == 0 || height == 0 {
 		return
 	}
-	if level == 0 && (t.res == nil || t.resW != width || t.resH != height) {
+	if level == 0 && (t.res == nil || t.resW != width || t.resH != height || t.resSF != sf) {
 		levels := bits.Len(uint(max(width, height)))
 		tt := pipe.TargetTexture2D
 		if t.target == gl.TEXTURE_CUBE_MAP {
 			tt = pipe.TargetTextureCube
 		}
-		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: tt, Format: pipe.FormatRGBA8, Width: width, Height: height,
+		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: tt, Format: sf, Width: width, Height: height,
 			Levels: levels, Bind: pipe.BindSamplerView | pipe.BindRenderTarget})
 		if err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
@@ -292,9 +307,8 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 			for l := range t.levels[f] {
 				o := &t.levels[f][l]
 				if o.inRes && (f != face || l != 0) && t.res != nil {
-					buf := make([]byte, o.w*o.h*4)
-					if c.pipe.ResourceRead(t.res, f, l, 0, 0, o.w, o.h, buf) == nil {
-						o.pending = buf
+					if buf, err := c.readTexels(t.res, t.resSF, f, l, 0, 0, o.w, o.h); err == nil {
+						o.pending = convertClass(buf, classOf(t.resSF), classOf(o.sf), o.w*o.h)
 					}
 				}
 				o.inRes = false
@@ -303,13 +317,13 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 		if t.res != nil {
 			c.screen.ResourceDestroy(t.res)
 		}
-		t.res, t.resW, t.resH, t.resLv = res, width, height, levels
+		t.res, t.resW, t.resH, t.resLv, t.resSF = res, width, height, levels, sf
 		for f := range t.levels {
 			for l := range t.levels[f] {
 				o := &t.levels[f][l]
 				if o.defined && o.pending != nil && (f != face || l != 0) && l < levels &&
-					max(width>>l, 1) == o.w && max(height>>l, 1) == o.h {
-					if err := c.pipe.TextureWrite(res, f, l, 0, 0, o.w, o.h, o.pending); err != nil {
+					max(width>>l, 1) == o.w && max(height>>l, 1) == o.h && compatibleClass(classOf(o.sf), classOf(sf)) {
+					if err := c.writeTexels(res, sf, f, l, 0, 0, o.w, o.h, convertClass(o.pending, classOf(o.sf), classOf(sf), o.w*o.h)); err != nil {
 						c.recordError(gl.OUT_OF_MEMORY)
 					}
 					o.inRes, o.pending = true, nil
@@ -317,17 +331,18 @@ func (c *Context) defineImage(t *texture, face, level, width, height int, format
 			}
 		}
 	}
-	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height {
+	if t.res == nil || level >= t.resLv || max(t.resW>>level, 1) != width || max(t.resH>>level, 1) != height || !compatibleClass(classOf(sf), classOf(t.resSF)) {
 		// Not storable now (no level 0 yet, or inconsistent with it: the
 		// texture is incomplete); kept for a level 0 it will fit.
-		if rgba != nil {
-			lv.pending = append([]byte(nil), rgba...)
+		if texels != nil {
+			lv.pending = append([]byte(nil), texels...)
 		}
 		return
 	}
 	lv.inRes = true
-	if rgba != nil {
-		if err := c.pipe.TextureWrite(t.res, face, level, 0, 0, width, height, rgba); err != nil {
+	if texels != nil {
+		texels = convertClass(texels, classOf(sf), classOf(t.resSF), width*height)
+		if err := c.writeTexels(t.res, t.resSF, face, level, 0, 0, width, height, texels); err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
 		}
 	}
@@ -339,12 +354,13 @@ func (c *Context) TexSubImage2D(target gl.Enum, level int, x, y, width, height i
 	if !ok {
 		return
 	}
-	rgba, ok := c.unpackToRGBA(data, width, height, format, ty)
+	texels, ok := c.unpackTexels(data, width, height, format, ty)
 	if !ok {
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	c.storeSubImage(t, face, level, x, y, width, height, rgba)
+	lvClass := classOf(t.levels[face][level].sf)
+	c.storeSubImage(t, face, level, x, y, width, height, convertClass(texels, classOf(texStoreFormat(format, ty)), lvClass, width*height))
 }
 
 // TexSubImage2DUnpacked is TexSubImage2D for pixels already converted by
@@ -361,20 +377,23 @@ func (c *Context) TexSubImage2DUnpacked(target gl.Enum, level int, x, y, width, 
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	c.storeSubImage(t, face, level, x, y, width, height, rgba)
+	c.storeSubImage(t, face, level, x, y, width, height, convertClass(rgba, classRGBA8, classOf(t.levels[face][level].sf), width*height))
 }
 
-// storeSubImage writes validated RGBA8 texels into a level: into the
-// resource, or into the CPU copy of an image kept until a level 0 it fits
-// arrives (mip levels may be specified in any order).
-func (c *Context) storeSubImage(t *texture, face, level, x, y, width, height int, rgba []byte) {
+// storeSubImage writes validated texels (the intermediate form of the
+// level's class, formats.go) into a level: into the resource, or into the
+// CPU copy of an image kept until a level 0 it fits arrives (mip levels
+// may be specified in any order).
+func (c *Context) storeSubImage(t *texture, face, level, x, y, width, height int, texels []byte) {
 	if lv := &t.levels[face][level]; !lv.inRes {
+		n := classOf(lv.sf).texelSize()
 		for row := 0; row < height; row++ {
-			copy(lv.pending[((y+row)*lv.w+x)*4:], rgba[row*width*4:(row+1)*width*4])
+			copy(lv.pending[((y+row)*lv.w+x)*n:], texels[row*width*n:(row+1)*width*n])
 		}
 		return
 	}
-	if err := c.pipe.TextureWrite(t.res, face, level, x, y, width, height, rgba); err != nil {
+	texels = convertClass(texels, classOf(t.levels[face][level].sf), classOf(t.resSF), width*height)
+	if err := c.writeTexels(t.res, t.resSF, face, level, x, y, width, height, texels); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}
 }
@@ -435,7 +454,7 @@ func (c *Context) CopyTexImage2D(target gl.Enum, level int, internalformat gl.En
 	}
 	rgba := c.readFramebufferRGBA(x, y, width, height)
 	convertStoredRGBA(rgba, internalformat)
-	c.defineImage(t, face, level, width, height, internalformat, rgba)
+	c.defineImage(t, face, level, width, height, internalformat, texStoreFormat(internalformat, gl.UNSIGNED_BYTE), rgba)
 }
 
 // CopyTexSubImage2D replaces a rectangle of an image from the read framebuffer.
@@ -457,12 +476,17 @@ func (c *Context) CopyTexSubImage2D(target gl.Enum, level, xoffset, yoffset, x, 
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
+	if isDepthFormat(lv.format) {
+		c.recordError(gl.INVALID_OPERATION) // no colour → depth copies
+		return
+	}
 	if !c.checkFramebufferComplete() || width == 0 || height == 0 || !lv.inRes {
 		return
 	}
 	rgba := c.readFramebufferRGBA(x, y, width, height)
 	convertStoredRGBA(rgba, lv.format)
-	if err := c.pipe.TextureWrite(t.res, face, level, xoffset, yoffset, width, height, rgba); err != nil {
+	texels := convertClass(rgba, classRGBA8, classOf(t.resSF), width*height)
+	if err := c.writeTexels(t.res, t.resSF, face, level, xoffset, yoffset, width, height, texels); err != nil {
 		c.recordError(gl.OUT_OF_MEMORY)
 	}
 }
@@ -496,14 +520,14 @@ func (c *Context) GenerateMipmap(target gl.Enum) {
 		return
 	}
 	// OES_texture_npot lifts ES 2.0's power-of-two requirement.
-	if t == nil || t.res == nil || !t.baseComplete() {
-		c.recordError(gl.INVALID_OPERATION)
+	if t == nil || t.res == nil || !t.baseComplete() || isDepthFormat(t.levels[0][0].format) {
+		c.recordError(gl.INVALID_OPERATION) // (OES_depth_texture: depth textures have no mipmaps)
 		return
 	}
 	for f := 0; f < t.numFaces(); f++ {
 		base := t.levels[f][0]
 		for l := 1; l < t.resLv; l++ {
-			*t.level(f, l) = texLevel{w: max(t.resW>>l, 1), h: max(t.resH>>l, 1), format: base.format, defined: true, inRes: true}
+			*t.level(f, l) = texLevel{w: max(t.resW>>l, 1), h: max(t.resH>>l, 1), format: base.format, sf: base.sf, defined: true, inRes: true}
 		}
 		if err := c.pipe.GenerateMipmap(t.res, f); err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
@@ -554,7 +578,7 @@ func (t *texture) complete() bool {
 		}
 		for l := 1; l < t.resLv; l++ {
 			lv := t.levels[f][l]
-			if !lv.defined || !lv.inRes || lv.format != format {
+			if !lv.defined || !lv.inRes || lv.format != format { // (inRes: stored, converted to the resource's format)
 				return false
 			}
 		}

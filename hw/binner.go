@@ -95,6 +95,10 @@ type binner struct {
 	pos     []float32 // per shaded slot: x, y, z, w, point size
 	dense   bool
 	minIdx  uint32
+	// arrayMaxIndex bounds the vertices a VERTEX_ARRAY_PRIMITIVES may
+	// fetch: no bound for the direct record (the kernel validated its
+	// range), the record's MaxIndex while an indirect one runs.
+	arrayMaxIndex uint32
 
 	clip      clipper
 	primCount uint32
@@ -106,7 +110,7 @@ type binner struct {
 }
 
 func newBinner(g *GPU, e *engine) *binner {
-	b := &binner{g: g, e: e, m: e.mmu}
+	b := &binner{g: g, e: e, m: e.mmu, arrayMaxIndex: math.MaxUint32}
 	b.programs.xlat = &g.xlat
 	b.core = qpu.NewCore(e.mmu)
 	b.core.NoNative = g.noNative
@@ -182,6 +186,10 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 			b.flushAllVer = b.stVer
 		case opIndexedPrimitiveList, opVertexArrayPrimitives:
 			if err := b.primitives(r); err != nil {
+				return err
+			}
+		case opVertexArrayIndirect:
+			if err := b.indirect(r); err != nil {
 				return err
 			}
 		default:
@@ -420,7 +428,7 @@ func (b *binner) fetchIndices(r []byte, n int) error {
 		}
 		for i := 0; i < n; i++ {
 			b.indices = append(b.indices, first+uint32(i))
-			b.valid = append(b.valid, true)
+			b.valid = append(b.valid, first+uint32(i) <= b.arrayMaxIndex)
 		}
 		return nil
 	}

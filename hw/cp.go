@@ -364,6 +364,9 @@ func (e *engine) report(err error, ib uint32) {
 	var ce *clError
 	switch {
 	case errors.As(err, &pf):
+		if pf.ib == 0 {
+			pf.ib = ib
+		}
 		e.g.fault(pf)
 	case errors.As(err, &ce):
 		cause := ce.cause

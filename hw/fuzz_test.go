@@ -180,6 +180,15 @@ func FuzzRenderCL(f *testing.F) {
 	cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: 0x100000, Stride: 256})
 	cl.Emit(&rcl, cl.Halt{})
 	f.Add(rcl.Buf)
+	// A 16-bit colour format, loaded and stored (format.go).
+	var rcl565 cl.Builder
+	cl.Emit(&rcl565, cl.TileRenderingModeConfiguration{Width: 64, Height: 64, ColorFormat: cl.ColorFormatRGB565})
+	cl.Emit(&rcl565, cl.ClearColors{Color: 0xFF00FF00})
+	cl.Emit(&rcl565, cl.TileCoordinates{})
+	cl.Emit(&rcl565, cl.LoadTileBufferGeneral{Buffer: cl.BufferColor, Address: 0x100000, Stride: 128})
+	cl.Emit(&rcl565, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: 0x100000, Stride: 128})
+	cl.Emit(&rcl565, cl.Halt{})
+	f.Add(rcl565.Buf)
 	k.bo(64*64*4, true) // the store target at 0x100000
 	clVA, clMem := k.bo(64<<10, false)
 	e := k.g.engines[EngineRender]

@@ -378,9 +378,9 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if c, hi, ok := counterOfReg(r); ok {
-		v := g.counters[c].Load()
-		if hi {
+	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
+		v := g.counters[(r-regPerfCounterBase)/8].Load()
+		if r%8 != 0 {
 			return uint32(v >> 32)
 		}
 		return uint32(v)
@@ -410,6 +410,10 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return g.headFault().ctx
+	case RegMMUFaultIB:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.headFault().ib
 	case RegMMUFaultStatus:
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -545,6 +549,38 @@ func (p *perfCounts) takeCore(c *qpu.Core) {
 	c.XlatInstructions = 0
 	p.nativeInstructions += c.NativeInstructions
 	c.NativeInstructions = 0
+	for st := range c.Counts {
+		sc := &c.Counts[st]
+		if *sc != (qpu.StageCounts{}) {
+			p.takeStage(qpu.Stage(st), sc)
+			*sc = qpu.StageCounts{}
+		}
+	}
+}
+
+// takeStage adds a core's counts for one shader stage to the counters of
+// the engine that runs that stage.
+func (p *perfCounts) takeStage(st qpu.Stage, sc *qpu.StageCounts) {
+	switch st {
+	case qpu.StageCoordinate:
+		p.ctr[CtrCSDualIssued] += sc.DualIssued
+		p.ctr[CtrCSSFUOps] += sc.SFUOps
+		p.ctr[CtrCSTMULanes] += sc.TMULanes
+		p.ctr[CtrCSTMUTexels] += sc.TMUTexels
+		p.ctr[CtrCSTMUPageMisses] += sc.TMUPageMisses
+		return
+	case qpu.StageVertex:
+		p.ctr[CtrVSDualIssued] += sc.DualIssued
+		p.ctr[CtrVSSFUOps] += sc.SFUOps
+	case qpu.StageFragment:
+		p.ctr[CtrFSDualIssued] += sc.DualIssued
+		p.ctr[CtrFSSFUOps] += sc.SFUOps
+	default:
+		return // no engine of this GPU counts other stages yet
+	}
+	p.ctr[CtrTMULanes] += sc.TMULanes
+	p.ctr[CtrTMUTexels] += sc.TMUTexels
+	p.ctr[CtrTMUPageMisses] += sc.TMUPageMisses
 }
 
 // add adds o's counts to p (a parallel-binning helper's counts merged

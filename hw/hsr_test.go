@@ -210,6 +210,33 @@ func TestHSRMatchesInOrder(t *testing.T) {
 	}
 }
 
+// TestDisableHSRBit: a render list with DisableHSR renders every
+// primitive — the hidden quad's fragments are shaded and counted, as an
+// occlusion query needs — and the image is the same.
+func TestDisableHSRBit(t *testing.T) {
+	draws := []testDraw{
+		{mode: cl.PrimTriangleStrip, verts: hsrQuad(0, 0.5, 0), state: []cl.Record{cl.ColorMask{R: true, G: true, B: true}}},
+		{mode: cl.PrimTriangleStrip, verts: hsrQuad(0, 0, 0.5), state: []cl.Record{cl.ColorMask{R: true, G: true, B: true, A: true}}},
+	}
+	const w, h = 150, 100
+	on := newTestKernel(t, 2, 32<<20)
+	want := on.renderFrame(&testFrame{width: w, height: h, draws: draws})
+	off := newTestKernel(t, 2, 32<<20)
+	got := off.renderFrame(&testFrame{width: w, height: h, draws: draws, noHSR: true})
+	if !bytes.Equal(got.color, want.color) {
+		t.Errorf("colour differs with DisableHSR")
+	}
+	if on.g.ReadReg(RegPerfHSRPrimitives) == 0 {
+		t.Fatalf("the reference frame removed nothing: the test shows nothing")
+	}
+	if n := off.g.ReadReg(RegPerfHSRPrimitives); n != 0 {
+		t.Errorf("DisableHSR: %d primitives removed, want 0", n)
+	}
+	if f := off.g.ReadReg(RegPerfFragments); f != 2*w*h {
+		t.Errorf("DisableHSR: %d fragments shaded, want both quads' %d", f, 2*w*h)
+	}
+}
+
 // TestBlockRasterMatchesQuadWalk renders large random triangles (counted
 // with additive blending, interpolated colours, depth test with writes,
 // scissor) with the 4×4 block rasteriser and with the quad walk alone:

@@ -176,8 +176,11 @@ type testFrame struct {
 	clear         uint32
 	clearDepth    uint32
 	draws         []testDraw
-	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
-	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
+	poolExtra     int            // bytes of tile-allocation pool beyond the initial blocks
+	msaa          bool           // Multisample4x: 32×32 tiles of four samples, resolved on store
+	noHSR         bool           // DisableHSR in TILE_RENDERING_MODE_CONFIGURATION
+	format        cl.ColorFormat // colour buffer format (format_test.go)
+	load          []byte         // when set: the colour surface's memory, loaded into each tile first
 }
 
 type frameResult struct {
@@ -286,18 +289,23 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	cl.Emit(&bin, cl.Flush{})
 	binVA := k.boWith(bin.Buf, false)
 
+	cbpp := colorFormats[fr.format].bytes
 	colorVA, color := k.bo(w*h*4, true)
+	copy(color, fr.load)
 	zsVA, zs := k.bo(w*h*4, true)
 	var rcl cl.Builder
-	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa})
+	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa, DisableHSR: fr.noHSR, ColorFormat: fr.format})
 	cl.Emit(&rcl, cl.ClearColors{Color: fr.clear, Depth: fr.clearDepth})
 	for row := 0; row < th; row++ {
 		for col := 0; col < tw; col++ {
 			i := row*tw + col
 			cl.Emit(&rcl, cl.TileCoordinates{Column: uint8(col), Row: uint8(row)})
+			if fr.load != nil {
+				cl.Emit(&rcl, cl.LoadTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * cbpp)})
+			}
 			cl.Emit(&rcl, cl.BranchToSubList{Address: tileVA + uint32(i)*tileBlockFirst})
 			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * 4)})
-			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * 4), LastTile: i == tw*th-1})
+			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * cbpp), LastTile: i == tw*th-1})
 		}
 	}
 	cl.Emit(&rcl, cl.Halt{})

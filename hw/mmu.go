@@ -26,6 +26,7 @@ type pageFault struct {
 	ctx    uint32
 	engine int
 	write  bool
+	ib     uint32 // VA of the indirect buffer being executed (MMU_FAULT_IB); 0: a ring packet
 }
 
 func (f *pageFault) Error() string {

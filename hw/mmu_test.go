@@ -103,6 +103,11 @@ func TestMMUFaultAbandonsJob(t *testing.T) {
 	if s := k.g.ReadReg(RegMMUFaultStatus); s != EngineBin<<FaultStatusEngineShift {
 		t.Fatalf("MMU_FAULT_STATUS = %#x", s)
 	}
+	// The IB itself was unmapped: the fault happened in the IB packet,
+	// which names the IB.
+	if ib := k.g.ReadReg(RegMMUFaultIB); ib != 0x0040_0000 {
+		t.Fatalf("MMU_FAULT_IB = %#x, want the IB's 0x400000", ib)
+	}
 	if ev[0] != 42 {
 		t.Fatalf("SIGNAL after the faulting IB did not run")
 	}
@@ -139,6 +144,9 @@ func TestRenderFaultThenRecovery(t *testing.T) {
 	}
 	if va := k.g.ReadReg(RegMMUFaultVA); va < roVA || va >= roVA+64*64*4 {
 		t.Fatalf("MMU_FAULT_VA = %#x, not in the read-only buffer", va)
+	}
+	if ib := k.g.ReadReg(RegMMUFaultIB); ib != rclVA {
+		t.Fatalf("MMU_FAULT_IB = %#x, want the render list's %#x", ib, rclVA)
 	}
 	if ev[0] != 9 {
 		t.Fatal("EVENT_WRITE after the faulting IB did not run")

@@ -35,6 +35,11 @@ const (
 	CtrCSInstructions                     // coordinate-shader instructions (per 16-lane instruction)
 	CtrBinBytesRead                       // index and vertex-attribute bytes the binner fetched
 	CtrBinParallelVertices                // of cs.vertices, those shaded by the binner's helper threads (parallel binning)
+	CtrCSDualIssued                       // coordinate-shader instructions that ran an op on both ALUs
+	CtrCSSFUOps                           // coordinate-shader SFU writes (16-lane)
+	CtrCSTMULanes                         // lanes of coordinate-shader texture fetches
+	CtrCSTMUTexels                        // texel words the binner's TMUs read for them
+	CtrCSTMUPageMisses                    // binner TMU accesses that missed the TMU's page cache
 
 	// RENDER engine counters.
 	CtrTiles                 // tiles rendered
@@ -58,8 +63,15 @@ const (
 	CtrFSInstructions        // fragment-shader instructions
 	CtrHSRPrimitives         // primitives hidden-surface removal skipped (never rasterised)
 	CtrRasterBlocks          // 4×4 blocks the block rasteriser found fully covered
+	CtrVSDualIssued          // vertex-shader instructions that ran an op on both ALUs
+	CtrFSDualIssued          // fragment-shader instructions that ran an op on both ALUs
+	CtrVSSFUOps              // vertex-shader SFU writes (16-lane)
+	CtrFSSFUOps              // fragment-shader SFU writes (16-lane)
+	CtrTMULanes              // lanes of vertex- and fragment-shader texture fetches
+	CtrTMUTexels             // texel words the render cores' TMUs read for them (1 nearest, 4 bilinear)
+	CtrTMUPageMisses         // render TMU accesses that missed the TMU's page cache (1 − misses/texels ≈ hit rate)
 
-	// COMPUTE engine counters (csd.go), in the block's second window.
+	// COMPUTE engine counters (csd.go).
 	CtrComputeDispatches     // COMPUTE_DISPATCH descriptors run
 	CtrComputeWorkgroups     // workgroups run
 	CtrComputeBatches        // 16-lane compute batches run
@@ -100,6 +112,11 @@ var counterNames = [NumCounters]string{
 	CtrCSInstructions:        "cs.instructions",
 	CtrBinBytesRead:          "bin.bytes_read",
 	CtrBinParallelVertices:   "bin.parallel_vertices",
+	CtrCSDualIssued:          "cs.dual_issued",
+	CtrCSSFUOps:              "cs.sfu_ops",
+	CtrCSTMULanes:            "cs.tmu_lanes",
+	CtrCSTMUTexels:           "cs.tmu_texels",
+	CtrCSTMUPageMisses:       "cs.tmu_page_misses",
 	CtrTiles:                 "render.tiles",
 	CtrTileLoads:             "render.tile_loads",
 	CtrTileStores:            "render.tile_stores",
@@ -121,6 +138,13 @@ var counterNames = [NumCounters]string{
 	CtrFSInstructions:        "fs.instructions",
 	CtrHSRPrimitives:         "render.hsr_primitives",
 	CtrRasterBlocks:          "render.raster_blocks",
+	CtrVSDualIssued:          "vs.dual_issued",
+	CtrFSDualIssued:          "fs.dual_issued",
+	CtrVSSFUOps:              "vs.sfu_ops",
+	CtrFSSFUOps:              "fs.sfu_ops",
+	CtrTMULanes:              "tmu.lanes",
+	CtrTMUTexels:             "tmu.texels",
+	CtrTMUPageMisses:         "tmu.page_misses",
 	CtrComputeDispatches:     "compute.dispatches",
 	CtrComputeWorkgroups:     "compute.workgroups",
 	CtrComputeBatches:        "compute.batches",
@@ -169,42 +193,19 @@ func engineCounters(e int) (first Counter, n int) {
 }
 
 // RegPerfCounter is the low word of counter c in the counter block; the
-// high word is at +4. Counters 0..31 are at 0xA00 + 8·c; the window ends
-// where the tile trace's registers begin, so counters from 32 on are in
-// a second window at 0x1000 + 8·(c−32).
-func RegPerfCounter(c Counter) Reg {
-	if c < counterWindow {
-		return regPerfCounterBase + 8*Reg(c)
-	}
-	return regPerfCounterBase2 + 8*Reg(c-counterWindow)
-}
+// high word is at +4.
+func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
 
-const (
-	regPerfCounterBase  Reg = 0xA00
-	regPerfCounterBase2 Reg = 0x1000
-	counterWindow           = 32
-)
+const regPerfCounterBase Reg = 0x1000
 
-// counterOfReg returns the counter whose low (hi false) or high word r is.
-func counterOfReg(r Reg) (c Counter, hi, ok bool) {
-	var base Reg
-	switch {
-	case r >= regPerfCounterBase && r < regPerfCounterBase+8*counterWindow:
-		base = regPerfCounterBase
-	case r >= regPerfCounterBase2 && r < regPerfCounterBase2+8*Reg(NumCounters-counterWindow):
-		base, c = regPerfCounterBase2, counterWindow
-	default:
-		return 0, false, false
-	}
-	if r%4 != 0 || c+Counter((r-base)/8) >= NumCounters {
-		return 0, false, false
-	}
-	return c + Counter((r-base)/8), r%8 != 0, true
-}
+// MaxCounters is the counter block's capacity: PERF_COUNTER(c) for c <
+// 128 lies in 0x1000..0x13FF. The block began at 0xA00 with room for 32,
+// which the counters of the first observability work already filled; it
+// moved to a range of its own so counters can be added without moving
+// other registers again.
+const MaxCounters = 128
 
-// Each window holds at most 32 counters (the first ends at the tile
-// trace's registers, 0xB00).
-var _ [2*counterWindow - int(NumCounters)]struct{}
+var _ [MaxCounters - int(NumCounters)]struct{}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

@@ -17,6 +17,7 @@ const (
 	opLoadTileBuffer        = 29
 	opIndexedPrimitiveList  = 32
 	opVertexArrayPrimitives = 33
+	opVertexArrayIndirect   = 40
 	opGLShaderState         = 64
 	opConfigurationBits     = 96
 	opFlatShadeFlags        = 97
@@ -43,7 +44,7 @@ var recordSize = [256]uint8{
 	opHalt: 1, opNOP: 1, opMarker: 5, opFlush: 1, opFlushAllState: 1, opStartTileBinning: 1,
 	opBranch: 5, opBranchToSubList: 5, opReturnFromSubList: 1,
 	opStoreTileBuffer: 10, opLoadTileBuffer: 10,
-	opIndexedPrimitiveList: 14, opVertexArrayPrimitives: 10,
+	opIndexedPrimitiveList: 14, opVertexArrayPrimitives: 10, opVertexArrayIndirect: 10,
 	opGLShaderState: 6, opConfigurationBits: 4, opFlatShadeFlags: 5,
 	opPointSize: 5, opLineWidth: 5, opDepthOffset: 9, opClipWindow: 9,
 	opViewportOffset: 9, opClipperZ: 9, opClipperXY: 9, opBlendConfig: 5,

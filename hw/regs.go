@@ -114,6 +114,12 @@ const (
 	// and render worker's micro-TLB and every shader core's page cache
 	// drop the translations they hold before their next access.
 	RegMMUTLBInvalidate Reg = 0x314
+	// RegMMUFaultIB (R) is the VA of the indirect buffer the faulting
+	// engine was executing when the oldest queued fault happened (0: a
+	// ring packet faulted). The engines go on with the next IBs while the
+	// kernel has not looked yet, so the ring position cannot name the
+	// faulting job; the IB does (as CL_ERROR_IB does for CL errors).
+	RegMMUFaultIB Reg = 0x318
 
 	RegCLErrorCtx    Reg = 0x340 // R: context id of the last CL_ERROR (0: none selected)
 	RegCLErrorStatus Reg = 0x344 // R: bits 0..7 cause (CLErrorCause*), bits 8..11 engine
@@ -171,7 +177,7 @@ const (
 	RegNumCores Reg = 0x800 // R: render worker cores
 	RegNumQPUs  Reg = 0x804 // R: shader thread slots (QPU_NUMBER range)
 	// RegNumCounters (R) is the number of counters in the counter block
-	// (PERF_COUNTER(c) at 0xA00 + 8·c, see RegPerfCounter).
+	// (PERF_COUNTER(c) at 0x1000 + 8·c, see RegPerfCounter).
 	RegNumCounters Reg = 0x808
 )
 

@@ -40,6 +40,10 @@ type renderConfig struct {
 	width, height int
 	tsize         int
 	msaa          bool
+	format        colorFormat // ColorFormat (format.go)
+	// noHSR: DisableHSR, every primitive is rendered (counters such as
+	// an occlusion query's must see all the work the API asked for).
+	noHSR bool
 }
 
 func newRenderer(g *GPU, cores int) *renderer {
@@ -146,16 +150,22 @@ func (r *renderer) parse() (renderConfig, error) {
 		case opTileRenderingMode:
 			cfg.width, cfg.height = int(u16(rec, 1)), int(u16(rec, 3))
 			cfg.msaa = bit(rec, 40)
+			cfg.noHSR = bit(rec, 41)
 			cfg.tsize = tileSize
 			if cfg.msaa {
 				cfg.tsize = tileSizeMSAA
 			}
-			if bits(rec, 44, 4) != 0 {
-				return cfg, clErrorf("render CL offset %d: colour format %d", off, bits(rec, 44, 4))
+			if f := bits(rec, 44, 4); int(f) < len(colorFormats) {
+				cfg.format = colorFormats[f]
+			} else {
+				return cfg, clErrorf("render CL offset %d: colour format %d", off, f)
 			}
 			haveCfg = true
 		case opClearColors:
 			clear.color = u32(rec, 1)
+			if haveCfg {
+				clear.color = cfg.format.quantize(clear.color)
+			}
 			clear.zs = u32(rec, 5)&0xFFFFFF | uint32(rec[9])<<24
 		case opTileCoordinates:
 			if !haveCfg {

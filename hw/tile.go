@@ -214,7 +214,7 @@ func (w *worker) renderTile(j *tileJob, stop *atomic.Bool) error {
 		case opBranchToSubList:
 			skip := 0
 			// HSR decides coverage at pixel centres: not with samples.
-			if !w.g.noHSR && !w.cfg.msaa {
+			if !w.g.noHSR && !w.cfg.msaa && !w.cfg.noHSR {
 				// A list the scan cannot get through is rendered in order,
 				// so it fails exactly where it always did.
 				if skip, err = w.scanTile(u32(rec, 1), stop); err == errAborted {

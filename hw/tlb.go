@@ -154,7 +154,7 @@ func (w *worker) resolve(mask uint16) {
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended] += n
 		}
-		if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
+		if !s.blend && s.colorMask == [4]bool{true, true, true, true} && w.cfg.format.quant == nil {
 			// Straight RGBA8 store: the "fill" and "tex" scenes. A batch
 			// whose lanes all hold one colour (a flat-shaded primitive)
 			// converts it once; the check costs about 12 ns per batch when
@@ -353,7 +353,7 @@ type blendMemo struct {
 func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 	s := &w.st
 	bt := &w.batch
-	if !s.blend && s.colorMask == [4]bool{true, true, true, true} {
+	if !s.blend && s.colorMask == [4]bool{true, true, true, true} && w.cfg.format.quant == nil {
 		return unorm8(bt.Color[0][lane]) | unorm8(bt.Color[1][lane])<<8 |
 			unorm8(bt.Color[2][lane])<<16 | unorm8(bt.Color[3][lane])<<24
 	}
@@ -361,12 +361,16 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 	var out [4]uint32
 	if !s.blend {
 		for c := 0; c < 4; c++ {
-			out[c] = unorm8(src[c])
+			if w.cfg.format.quant != nil {
+				out[c] = w.cfg.format.unormLow(c, src[c])
+			} else {
+				out[c] = unorm8(src[c])
+			}
 		}
 	} else {
 		var d [4]float32
 		for c := 0; c < 4; c++ {
-			d[c] = float32(dst>>(8*c)&0xFF) / 255
+			d[c] = w.cfg.format.value(c, dst>>(8*c)&0xFF)
 		}
 		for c := 0; c < 4; c++ {
 			eq, sf, df := s.eqRGB, s.srcRGB, s.dstRGB
@@ -388,7 +392,11 @@ func (w *worker) blendPixel(lane int, dst uint32) uint32 {
 			default:
 				v = src[c]*fs + d[c]*fd
 			}
-			out[c] = unorm8(v)
+			if w.cfg.format.quant != nil { // low-bit colour formats (format.go)
+				out[c] = w.cfg.format.unormLow(c, v)
+			} else {
+				out[c] = unorm8(v)
+			}
 		}
 	}
 	res := dst
@@ -457,18 +465,28 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 		src = w.zs[:]
 	}
 	n := w.x1 - w.x0
+	bpp := 4
+	if buf == 1 {
+		bpp = w.cfg.format.bytes // colour formats (format.go)
+	}
 	if store {
 		w.perf.ctr[CtrTileStores]++
-		w.perf.ctr[CtrRenderBytesWritten] += uint64(n * (w.y1 - w.y0) * 4)
+		w.perf.ctr[CtrRenderBytesWritten] += uint64(n * (w.y1 - w.y0) * bpp)
 	} else {
 		w.perf.ctr[CtrTileLoads]++
-		w.perf.ctr[CtrRenderBytesRead] += uint64(n * (w.y1 - w.y0) * 4)
+		w.perf.ctr[CtrRenderBytesRead] += uint64(n * (w.y1 - w.y0) * bpp)
 	}
 	var row [maxTileSize * 4]byte
 	for y := w.y0; y < w.y1; y++ {
-		va := addr + uint32(y)*stride + uint32(w.x0)*4
+		va := addr + uint32(y)*stride + uint32(w.x0*bpp)
 		lo := (y - w.y0) * maxTileSize
 		line := src[lo : lo+n]
+		if buf == 1 && w.cfg.format.quant != nil {
+			if err := w.loadStoreFormatRow(va, lo, line, row[:n*bpp], store); err != nil {
+				return err
+			}
+			continue
+		}
 		if store {
 			for i, v := range line {
 				if w.cfg.msaa && buf == 1 {

@@ -1,6 +1,10 @@
 package kernel
 
-import "time"
+import (
+	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
+)
 
 // Options configures a Device. The zero value gives the documented defaults;
 // options are read-only after NewDevice.
@@ -219,8 +223,10 @@ type Reloc struct {
 }
 
 // RenderTarget describes one surface of the render list the kernel
-// generates (docs/hardware.md §4.3, §4.4). Stride is bytes per row; pixels
-// are 4 bytes (RGBA8888 colour, or depth24+stencil8).
+// generates (docs/hardware.md §4.3, §4.4). Stride is bytes per row;
+// depth/stencil pixels are 4 bytes (depth24+stencil8), colour pixels are
+// Format's (hardware.md §4.4.1: 4 bytes for RGBA8888 and RGBX8888, 2 for
+// RGB565, RGBA4444 and RGBA5551).
 type RenderTarget struct {
 	BOIndex uint32
 	Offset  uint32
@@ -229,6 +235,9 @@ type RenderTarget struct {
 	Load    bool // load the tile buffer from memory before rendering
 	Store   bool // store the tile buffer to memory after rendering
 	Clear   bool // start from the clear values (mutually exclusive with Load)
+	// Format is the colour target's ColorFormat (0 RGBA8888); it must be
+	// 0 for the depth/stencil target.
+	Format cl.ColorFormat
 }
 
 // SubmitCLArgs is the argument of File.SubmitCL.
@@ -244,10 +253,16 @@ type SubmitCLArgs struct {
 	ClearDepth    uint32 // 24-bit
 	ClearStencil  uint8
 	InFences      []uint64
-	Flags         uint32 // SubmitEndOfFrame
+	Flags         uint32 // SubmitEndOfFrame, SubmitExactCounts
 	// PerfMon, when nonzero, is a perf monitor of this File
 	// (PerfMonCreate) that adds the job's counters when it retires.
-	PerfMon  uint32
+	PerfMon uint32
+	// Tag is the caller's cookie for the job, returned in its JobInfo
+	// (QueryJob, Options.OnRetire) as DRM events carry user_data: a
+	// client that must know what a retired job was (pal's queries) can
+	// name it before SubmitCL returns the fence, so no retirement can
+	// overtake the naming. The kernel does not interpret it.
+	Tag      uint64
 	OutFence uint64 // out
 }
 

@@ -96,7 +96,7 @@ type Device struct {
 	done chan struct{}
 }
 
-type faultRecord struct{ va, ctx, status uint32 }
+type faultRecord struct{ va, ctx, status, ib uint32 }
 
 // ring is one (engine, priority) ring buffer in physical memory.
 type ring struct {

@@ -67,6 +67,7 @@ type DumpFault struct {
 	VA     uint32
 	Write  bool
 	Engine string
+	IB     uint32 `json:",omitempty"` // MMU_FAULT_IB: the indirect buffer it happened in (0: a ring packet)
 }
 
 // DumpReg is one register's value.
@@ -124,7 +125,7 @@ func (d *Device) crashDump(reason, msg string, j *job, fault *faultRecord) {
 		if eng < numEngines {
 			name = engineNames[eng]
 		}
-		dp.Fault = &DumpFault{VA: fault.va, Write: fault.status&faultStatusWrite != 0, Engine: name}
+		dp.Fault = &DumpFault{VA: fault.va, Write: fault.status&faultStatusWrite != 0, Engine: name, IB: fault.ib}
 	}
 	dp.Regs = d.dumpRegs()
 	for e := range d.rings {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -128,8 +129,11 @@ func TestCrashDumpPageFault(t *testing.T) {
 	if dp.Fence != a.OutFence {
 		t.Errorf("dump of fence %d, want %d", dp.Fence, a.OutFence)
 	}
+	if dp.Fault == nil || dp.Fault.IB != dp.RenderCLAddress {
+		t.Errorf("dump's fault %+v: want the IB of the job's render list %#x", dp.Fault, dp.RenderCLAddress)
+	}
 	wantAll(t, text, "tilegpu crash dump: page fault",
-		"fault: read of VA 0x0bad0000 by the RENDER engine (outside every BO the job referenced)",
+		fmt.Sprintf("fault: read of VA 0x0bad0000 by the RENDER engine in the IB at 0x%08x (outside every BO the job referenced)", dp.RenderCLAddress),
 		"shader: fragment shader at 0x", "draw: 2 (", "tile: column 0, row 0 (render core",
 		"== ring RENDER, priority 0", "EVENT_WRITE", "== state bound for draw 2 ==", "GL_SHADER_STATE",
 		"== fragment shader @0x", "— failed at PC 0x", "== buffers the job referenced ==")

@@ -150,12 +150,12 @@ func (g *fakeGPU) ReadReg(r reg) uint32 {
 		return g.work
 	case regIntrStatus:
 		return g.intr & g.enable
-	case regMMUFaultVA, regMMUFaultCtx, regMMUFaultStatus:
+	case regMMUFaultVA, regMMUFaultCtx, regMMUFaultStatus, regMMUFaultIB:
 		if len(g.faults) == 0 {
 			return 0
 		}
 		f := g.faults[0]
-		return map[reg]uint32{regMMUFaultVA: f.va, regMMUFaultCtx: f.ctx, regMMUFaultStatus: f.status}[r]
+		return map[reg]uint32{regMMUFaultVA: f.va, regMMUFaultCtx: f.ctx, regMMUFaultStatus: f.status, regMMUFaultIB: f.ib}[r]
 	case regMMUFaultCount:
 		return uint32(len(g.faults))
 	case regCLErrorCtx:
@@ -348,6 +348,9 @@ func (g *fakeGPU) step(e int, mmus *[numPriorities]fakeMMU) (ran, stalled bool) 
 		if m.fault != nil {
 			g.mu.Lock()
 			fr := faultRecord{va: m.fault.va, ctx: m.ctx, status: uint32(e) << faultStatusEngineShift}
+			if op == cl.RingOpIndirectBuffer {
+				fr.ib = m.ib // MMU_FAULT_IB, as hw reports it
+			}
 			if m.fault.write {
 				fr.status |= faultStatusWrite
 			}

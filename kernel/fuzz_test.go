@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
 )
 
 // encodeRelocs packs relocations as the fuzzers' byte form: 11 bytes each
@@ -53,6 +55,10 @@ func FuzzSubmitCL(f *testing.F) {
 	f.Add(a.BinCL[:20], a.ShaderRecords, encodeRelocs(a.Relocs[:3]), uint8(1), uint8(200), uint8(1), uint8(7))
 	a, _ = hwJob(f, seedFile, 64, 64, faultFS, fullScreen, 2)
 	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(33), uint8(65), uint8(0x12), uint8(1))
+	a, _ = hwJob(f, seedFile, 64, 64, redFS, fullScreen, 1)
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(1), uint8(0x10)) // RGB565, loaded
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0x31)) // RGBA5551
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0x90)) // no such format
 	seedFile.Close()
 
 	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags, prio uint8) {
@@ -61,6 +67,11 @@ func FuzzSubmitCL(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer file.Close()
+		// The low four bits of prio are the context priority, the high
+		// four the colour target's format (hardware.md §4.4.1; 5..15 are
+		// no format and must be refused).
+		format := cl.ColorFormat(prio >> 4)
+		prio &= 15
 		// Priorities 0 and 1 exist; anything else must be refused and
 		// leave the context as it was.
 		if err := file.SetPriority(&SetPriorityArgs{Priority: Priority(prio)}); (err == nil) != (prio < numPriorities) {
@@ -73,8 +84,9 @@ func FuzzSubmitCL(f *testing.F) {
 		a.Relocs = decodeRelocs(relocs)
 		a.Width, a.Height = uint32(w), uint32(h)
 		a.Color.Load = flags&1 != 0
+		a.Color.Format = format
 		a.ZS = RenderTarget{Enabled: flags&2 != 0, BOIndex: uint32(flags >> 4), Stride: 256, Store: true}
-		a.Flags = uint32(flags>>2) & 3 // SubmitEndOfFrame, and an unknown bit (EINVAL)
+		a.Flags = uint32(flags>>2)&3 | uint32(flags>>7)<<2 // SubmitEndOfFrame, SubmitExactCounts, and an unknown bit (EINVAL)
 		err = file.SubmitCL(a)
 		if err != nil {
 			var ke *Error

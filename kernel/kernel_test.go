@@ -300,6 +300,15 @@ func TestValidSubmissionRenders(t *testing.T) {
 	}
 }
 
+// indirectDraw replaces the test job's indexed draw (offset 25) with an
+// indirect one reading its arguments from the index buffer's BO (reloc 1).
+func indirectDraw(j *testJob, maxIndex uint32) {
+	var r [cl.SizeVertexArrayPrimitivesIndirect]byte
+	cl.VertexArrayPrimitivesIndirect{Mode: cl.PrimTriangles, MaxIndex: maxIndex}.Pack(r[:])
+	j.args.BinCL = append(append(j.args.BinCL[:25:25], r[:]...), cl.OpFlush)
+	j.args.Relocs[1].Offset = 25 + uint32(cl.AddressFields(cl.OpVertexArrayPrimitivesIndirect)[0])
+}
+
 func TestSubmitRejections(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -346,6 +355,14 @@ func TestSubmitRejections(t *testing.T) {
 			j.args.BinCL = append(append(bin, r[:]...), cl.OpFlush)
 			j.args.Relocs = append(j.args.Relocs[:1:1], j.args.Relocs[2:]...)
 		}, EFAULT, "VERTEX_ARRAY_PRIMITIVES: max index 3"},
+		{"indirect arguments past BO", func(j *testJob, _ *File) { indirectDraw(j, 2); j.args.Relocs[1].Delta = 4088 }, EFAULT,
+			"bin CL offset 25: VERTEX_ARRAY_PRIMITIVES_INDIRECT: indirect argument block ends at 0x1008 past BO 3 size 0x1000"},
+		{"indirect arguments misaligned", func(j *testJob, _ *File) { indirectDraw(j, 2); j.args.Relocs[1].Delta = 2 }, EINVAL, "argument block offset 0x2 not 4-aligned"},
+		{"indirect arguments raw", func(j *testJob, _ *File) {
+			indirectDraw(j, 2)
+			j.args.Relocs = append(j.args.Relocs[:1:1], j.args.Relocs[2:]...)
+		}, EINVAL, "VERTEX_ARRAY_PRIMITIVES_INDIRECT: Address is not covered by a relocation"},
+		{"indirect max index vs attribute", func(j *testJob, _ *File) { indirectDraw(j, 3) }, EFAULT, "VERTEX_ARRAY_PRIMITIVES_INDIRECT: max index 3"},
 		{"primitive before shader state", func(j *testJob, _ *File) {
 			copy(j.args.BinCL[19:25], []byte{1, 1, 1, 1, 1, 1})
 			j.args.Relocs[0].Space = SpaceUniforms
@@ -391,6 +408,12 @@ func TestSubmitRejections(t *testing.T) {
 		{"duplicate handle", func(j *testJob, _ *File) { j.args.BOs[1].Handle = j.args.BOs[0].Handle }, EINVAL, "already listed as BOs[0]"},
 		{"render target too small", func(j *testJob, _ *File) { j.args.Height++ }, EFAULT, "colour target: 64×65 surface with stride 256 ends at 0x4100 past BO 2 size 0x4000"},
 		{"render target stride", func(j *testJob, _ *File) { j.args.Color.Stride = 100 }, EINVAL, "colour target: stride 100 < width 64 × 4"},
+		{"colour format", func(j *testJob, _ *File) { j.args.Color.Format = 7 }, EINVAL, "colour target: colour format 7"},
+		{"16-bit colour stride", func(j *testJob, _ *File) { j.args.Color.Format = cl.ColorFormatRGB565; j.args.Color.Stride = 127 }, EINVAL, "stride 127 not a multiple of 2"},
+		{"16-bit colour row", func(j *testJob, _ *File) { j.args.Color.Format = cl.ColorFormatRGBA4444; j.args.Color.Stride = 126 }, EINVAL, "colour target: stride 126 < width 64 × 2"},
+		{"colour format on zs", func(j *testJob, _ *File) {
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: 2, Stride: 256, Store: true, Format: cl.ColorFormatRGB565}
+		}, EINVAL, "depth/stencil target: colour format 1 on the depth/stencil target"},
 		{"render target not writable", func(j *testJob, _ *File) { j.args.BOs[2].Flags = BORead }, EINVAL, "colour target: BO 2 is stored to but not marked BOWrite"},
 		{"load and clear", func(j *testJob, _ *File) { j.args.Color.Load = true; j.args.BOs[2].Flags |= BORead }, EINVAL, "both Load and Clear"},
 		{"zs bad index", func(j *testJob, _ *File) { j.args.ZS = RenderTarget{Enabled: true, BOIndex: 5} }, EINVAL, "depth/stencil target: BO index 5 out of range"},

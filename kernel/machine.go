@@ -49,6 +49,7 @@ const (
 	regMMUFaultStatus   reg = 0x308
 	regMMUFaultCount    reg = 0x30C // faults queued; faultCountOverflow when some were dropped
 	regMMUFaultPop      reg = 0x310 // W: drop the oldest queued fault
+	regMMUFaultIB       reg = 0x318 // IB the oldest queued fault happened in (0: a ring packet)
 	regMMUTLBInvalidate reg = 0x314 // W: TLB shootdown in every engine and worker
 	regCLErrorCtx       reg = 0x340
 	regCLErrorStatus    reg = 0x344

@@ -85,6 +85,7 @@ type JobTimes struct {
 // JobInfo is what the kernel knows of one job when it retires.
 type JobInfo struct {
 	Fence    uint64
+	Tag      uint64 // SubmitCLArgs.Tag
 	Context  uint32
 	Priority Priority
 	Times    JobTimes
@@ -314,7 +315,7 @@ func (f *File) QueryJob(a *QueryJobArgs) error {
 	}
 	if fc := d.pending[a.Fence]; fc != nil && fc.owner == c && fc.job != nil {
 		j := fc.job
-		a.Info = JobInfo{Fence: a.Fence, Context: c.id, Priority: Priority(j.prio), Times: JobTimes{Queued: j.queuedAt, Submitted: j.submittedAt}}
+		a.Info = JobInfo{Fence: a.Fence, Tag: j.tag, Context: c.id, Priority: Priority(j.prio), Times: JobTimes{Queued: j.queuedAt, Submitted: j.submittedAt}}
 		return nil
 	}
 	return errorf(ENOENT, "QueryJob: fence %d is not a recent job of this file", a.Fence)
@@ -339,7 +340,7 @@ func (d *Device) load64(pa uint32) uint64 {
 // jobInfo reads j's report area and builds its JobInfo; d.mu is held and
 // the job has retired or been abandoned.
 func (d *Device) jobInfo(j *job, err *Error) JobInfo {
-	info := JobInfo{Fence: j.fence.seqno, Context: j.ctx.id, Priority: Priority(j.prio)}
+	info := JobInfo{Fence: j.fence.seqno, Tag: j.tag, Context: j.ctx.id, Priority: Priority(j.prio)}
 	if err != nil {
 		info.Err = err
 	}

@@ -21,6 +21,7 @@ func TestJobTimesAndCounters(t *testing.T) {
 	f := mustOpen(t, d)
 	const w, h = 100, 70
 	a, _ := hwJob(t, f, w, h, redFS, fullScreen, 3)
+	a.Tag = 42
 	if err := f.SubmitCL(a); err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +31,9 @@ func TestJobTimesAndCounters(t *testing.T) {
 	q := QueryJobArgs{Fence: a.OutFence}
 	if err := f.QueryJob(&q); err != nil {
 		t.Fatal(err)
+	}
+	if q.Info.Tag != 42 {
+		t.Errorf("QueryJob tag %d, want the SubmitCL's 42", q.Info.Tag)
 	}
 	tm := q.Info.Times
 	seq := []struct {
@@ -166,6 +170,7 @@ func TestOnRetireSeesFailedJob(t *testing.T) {
 	t.Cleanup(func() { d.Close(); g.Close() })
 	f := mustOpen(t, d)
 	a, _ := hwJob(t, f, 64, 64, faultFS, fullScreen, 1)
+	a.Tag = 0xC0FFEE_0000_0001
 	if err := f.SubmitCL(a); err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +178,8 @@ func TestOnRetireSeesFailedJob(t *testing.T) {
 		t.Fatalf("wait: %v, want EIO", err)
 	}
 	info := <-infos
-	if info.Fence != a.OutFence || info.Err == nil {
-		t.Fatalf("OnRetire got %+v", info)
+	if info.Fence != a.OutFence || info.Err == nil || info.Tag != a.Tag {
+		t.Fatalf("OnRetire got %+v (want fence %d, an error and tag %#x)", info, a.OutFence, a.Tag)
 	}
 	if info.Times.RenderEnd == 0 || info.Counters[hw.CtrFragmentsWritten] != 0 {
 		t.Errorf("faulting job: render end %d, fragments written %d", info.Times.RenderEnd, info.Counters[hw.CtrFragmentsWritten])

@@ -25,7 +25,7 @@ func TestGenerateRenderCL(t *testing.T) {
 				Color: RenderTarget{BOIndex: 0, Offset: 16, Stride: 400, Enabled: true, Store: true, Clear: true}},
 			tw: 2, th: 1,
 			want: `
-TILE_RENDERING_MODE_CONFIGURATION width=100 height=20 multisample4x=0 color_format=RGBA8888
+TILE_RENDERING_MODE_CONFIGURATION width=100 height=20 multisample4x=0 disable_hsr=0 color_format=RGBA8888
 CLEAR_COLORS color=0xff0000ff depth=0xffffff stencil=0
 TILE_COORDINATES column=0 row=0
 BRANCH_TO_SUB_LIST address=0x00800000
@@ -42,7 +42,7 @@ HALT`,
 				ZS:    RenderTarget{BOIndex: 1, Stride: 128, Enabled: true, Load: true, Store: true}},
 			msaa: true, tw: 1, th: 1,
 			want: `
-TILE_RENDERING_MODE_CONFIGURATION width=32 height=32 multisample4x=1 color_format=RGBA8888
+TILE_RENDERING_MODE_CONFIGURATION width=32 height=32 multisample4x=1 disable_hsr=0 color_format=RGBA8888
 CLEAR_COLORS color=0x0 depth=0x0 stencil=7
 TILE_COORDINATES column=0 row=0
 LOAD_TILE_BUFFER_GENERAL buffer=COLOR address=0x00010000 stride=128
@@ -53,11 +53,37 @@ STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00010000 stride=128
 HALT`,
 		},
 		{
+			name: "exact counts: hidden-surface removal off",
+			args: SubmitCLArgs{Width: 1, Height: 1, Flags: SubmitExactCounts},
+			tw:   1, th: 1,
+			want: `
+TILE_RENDERING_MODE_CONFIGURATION width=1 height=1 multisample4x=0 disable_hsr=1 color_format=RGBA8888
+CLEAR_COLORS color=0x0 depth=0x0 stencil=0
+TILE_COORDINATES column=0 row=0
+BRANCH_TO_SUB_LIST address=0x00800000
+STORE_TILE_BUFFER_GENERAL buffer=NONE last_tile=1 address=0x00000000 stride=0
+HALT`,
+		},
+		{
+			name: "RGB565 colour target",
+			args: SubmitCLArgs{Width: 30, Height: 2,
+				Color: RenderTarget{BOIndex: 0, Stride: 60, Enabled: true, Load: true, Store: true, Format: cl.ColorFormatRGB565}},
+			tw: 1, th: 1,
+			want: `
+TILE_RENDERING_MODE_CONFIGURATION width=30 height=2 multisample4x=0 disable_hsr=0 color_format=RGB565
+CLEAR_COLORS color=0x0 depth=0x0 stencil=0
+TILE_COORDINATES column=0 row=0
+LOAD_TILE_BUFFER_GENERAL buffer=COLOR address=0x00010000 stride=60
+BRANCH_TO_SUB_LIST address=0x00800000
+STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00010000 stride=60
+HALT`,
+		},
+		{
 			name: "no colour store",
 			args: SubmitCLArgs{Width: 1, Height: 1},
 			tw:   1, th: 1,
 			want: `
-TILE_RENDERING_MODE_CONFIGURATION width=1 height=1 multisample4x=0 color_format=RGBA8888
+TILE_RENDERING_MODE_CONFIGURATION width=1 height=1 multisample4x=0 disable_hsr=0 color_format=RGBA8888
 CLEAR_COLORS color=0x0 depth=0x0 stencil=0
 TILE_COORDINATES column=0 row=0
 BRANCH_TO_SUB_LIST address=0x00800000

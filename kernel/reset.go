@@ -76,7 +76,13 @@ const (
 	// KGSL_CMDBATCH_END_OF_FRAME): FaultSkipFrame skips up to it.
 	SubmitEndOfFrame uint32 = 1 << 0
 
-	submitFlagsKnown = SubmitEndOfFrame
+	// SubmitExactCounts renders every primitive of the job: the render
+	// list's DisableHSR bit turns hidden-surface removal off, so the
+	// job's counters count all the fragments the API drew (occlusion
+	// queries) rather than the ones left after HSR.
+	SubmitExactCounts uint32 = 1 << 1
+
+	submitFlagsKnown = SubmitEndOfFrame | SubmitExactCounts
 )
 
 // clErrorRecord is what CL_ERROR_CTX/STATUS/IB held when INTR_CL_ERROR came.
@@ -98,10 +104,7 @@ func (d *Device) handleCLError(r clErrorRecord) {
 		return
 	}
 	eng := int(r.status>>hw.CLErrorEngineShift) & 0xF
-	j := d.jobOfIB(c, eng, r.ib)
-	if j == nil {
-		j = d.faultingJob(c, eng)
-	}
+	j := d.faultingJob(c, eng, r.ib)
 	cause := clErrorCauses[r.status&0xFF]
 	if cause == "" {
 		cause = fmt.Sprintf("cause %d", r.status&0xFF)
@@ -139,10 +142,15 @@ func (d *Device) jobOfIB(c *gpuContext, e int, ib uint32) *job {
 }
 
 // faultingJob returns c's job that engine e was executing when it faulted:
-// the oldest of c's jobs in the rings whose packets on e the command
-// processor has not passed (the CP raises the interrupt before it moves
-// RPTR past the indirect buffer), else c's oldest job in the rings.
-func (d *Device) faultingJob(c *gpuContext, e int) *job {
+// the job whose bin or render list is ib when the hardware named the IB
+// (MMU_FAULT_IB: the engine may have gone on to later jobs before the
+// kernel looked), else the oldest of c's jobs in the rings whose packets
+// on e the command processor has not passed, else c's oldest job in the
+// rings.
+func (d *Device) faultingJob(c *gpuContext, e int, ib uint32) *job {
+	if j := d.jobOfIB(c, e, ib); j != nil {
+		return j
+	}
 	var oldest *job
 	for p := range d.inflight {
 		for _, j := range d.inflight[p] {

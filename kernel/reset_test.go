@@ -295,3 +295,64 @@ func TestCLErrorBlamesTheExactJob(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultBlamesTheIBThatFaulted: the engines go on with the next IBs
+// while the kernel has not looked at a fault yet. A1 faults on BIN; the
+// kernel is kept from looking until the binner has run A2's bin list and
+// is inside A3's (a slow one). The fault must still fail A1 (the IB
+// MMU_FAULT_IB names), not the job the binner is in when the kernel looks
+// — under skip-IB that left A1 "successful" and failed an innocent A3
+// (seen as a flake of TestFaultPolicies on a loaded machine).
+func TestFaultBlamesTheIBThatFaulted(t *testing.T) {
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: 5 * time.Second, FaultPolicy: FaultSkipIB})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	gate, a := mustOpen(t, d), mustOpen(t, d)
+	gj := newTestJob(t, gate, 64, 64)
+	gj.script(scriptGate, 0)
+	t.Cleanup(g.openGate)
+	if err := gate.SubmitCL(&gj.args); err != nil {
+		t.Fatal(err)
+	}
+	a1, a2, a3 := newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64), newTestJob(t, a, 64, 64)
+	a1.script(scriptFault, 0x0BAD_0000)
+	a3.script(scriptSlow, 1500) // milliseconds inside A3's bin list
+	for _, j := range []*testJob{a1, a2, a3} {
+		if err := a.SubmitCL(&j.args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// All four jobs in the rings, then the kernel is kept out (d.mu) while
+	// the gate opens and the binner runs A1 and A2 and enters A3.
+	var binEnd uint64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		d.mu.Lock()
+		n := len(d.inflight[0])
+		if n == 4 {
+			binEnd = d.inflight[0][2].ringEnd[engineBin] // A2's
+			break                                        // d.mu stays held
+		}
+		d.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs in the rings after 10 s, want 4", n)
+		}
+	}
+	g.openGate()
+	for deadline := time.Now().Add(10 * time.Second); d.consumed(engineBin, 0) < binEnd; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			d.mu.Unlock()
+			t.Fatal("the binner did not reach the end of A2's bin list")
+		}
+	}
+	d.mu.Unlock()
+	for _, c := range []struct {
+		name string
+		j    *testJob
+		fail bool
+	}{{"A1", a1, true}, {"A2", a2, false}, {"A3", a3, false}} {
+		err := wait(t, a, c.j.args.OutFence)
+		if c.fail != (err != nil) {
+			t.Errorf("%s: fence error %v, want failure %v", c.name, err, c.fail)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func (d *Device) onInterrupt() {
 			if n&faultCountOverflow != 0 {
 				d.faultsLost = true
 			}
-			fr := faultRecord{d.m.ReadReg(regMMUFaultVA), d.m.ReadReg(regMMUFaultCtx), d.m.ReadReg(regMMUFaultStatus)}
+			fr := faultRecord{d.m.ReadReg(regMMUFaultVA), d.m.ReadReg(regMMUFaultCtx), d.m.ReadReg(regMMUFaultStatus), d.m.ReadReg(regMMUFaultIB)}
 			d.m.WriteReg(regMMUFaultPop, 1)
 			d.faults = append(d.faults, fr)
 		}
@@ -302,7 +302,7 @@ func (d *Device) handleFault(fr faultRecord) {
 		ename = engineNames[eng]
 	}
 	err := errorf(EIO, "context %d: GPU page fault: %s of VA %#08x on %s", c.id, kind, fr.va, ename)
-	j := d.faultingJob(c, eng)
+	j := d.faultingJob(c, eng, fr.ib)
 	if c.guilty == nil {
 		d.crashDump("page fault", err.Msg, j, &fr)
 	}

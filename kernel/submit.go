@@ -45,6 +45,7 @@ type job struct {
 	submittedAt uint64
 	perfMon     *perfMon
 	perfMonID   uint32
+	tag         uint64 // SubmitCLArgs.Tag, for JobInfo
 }
 
 func align16(n uint32) uint32 { return (n + 15) &^ 15 }
@@ -183,7 +184,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		uniVA: v.uniVA, uniSize: uint32(len(a.Uniforms)),
 		endOfFrame: a.Flags&SubmitEndOfFrame != 0,
 		reportOff:  tileBytes, queuedAt: d.gpuTime(),
-		perfMon: pm, perfMonID: a.PerfMon,
+		perfMon: pm, perfMonID: a.PerfMon, tag: a.Tag,
 	}
 	if pm != nil {
 		pm.pending++
@@ -255,7 +256,7 @@ func generateRenderCL(dst []byte, a *SubmitCLArgs, v *validator, tileVA, tw, th 
 	}
 	emit(cl.TileRenderingModeConfiguration{
 		Width: uint16(a.Width), Height: uint16(a.Height),
-		Multisample4x: v.msaa, ColorFormat: cl.ColorFormatRGBA8888,
+		Multisample4x: v.msaa, DisableHSR: a.Flags&SubmitExactCounts != 0, ColorFormat: a.Color.Format,
 	})
 	emit(cl.ClearColors{Color: a.ClearColor, Depth: a.ClearDepth, Stencil: a.ClearStencil})
 	surf := func(t *RenderTarget) uint32 { return v.bos[t.BOIndex].va + t.Offset }

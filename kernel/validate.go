@@ -275,6 +275,12 @@ func (v *validator) record(op uint8, rec []byte, off uint32, where func() string
 			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.arrayPrimitives(&r, where)
+	case cl.OpVertexArrayPrimitivesIndirect:
+		var r cl.VertexArrayPrimitivesIndirect
+		if err := r.Unpack(rec); err != nil {
+			return v.fail(EINVAL, "%s: %v", where(), err)
+		}
+		return v.indirectPrimitives(&r, off, where)
 	}
 	if err := checkStateRecord(op, rec); err != nil {
 		return v.fail(EINVAL, "%s: %v", where(), err)
@@ -519,6 +525,31 @@ func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where func() st
 	return v.checkMaxIndex(where, last)
 }
 
+// indirectPrimitives validates an indirect draw: its argument block lies
+// in a BO the job reads, and MaxIndex keeps every vertex inside the
+// attribute buffers. The counts themselves are read by the binner, which
+// bounds them (hardware.md §4.2).
+func (v *validator) indirectPrimitives(r *cl.VertexArrayPrimitivesIndirect, off uint32, where func() string) error {
+	if err := v.primitiveCommon(r.Mode, 0, where); err != nil {
+		return err
+	}
+	ri, err := v.relocFor(SpaceBinCL, off+uint32(cl.AddressFields(cl.OpVertexArrayPrimitivesIndirect)[0]), suffixed(where, ": Address"))
+	if err != nil {
+		return err
+	}
+	rl := &v.a.Relocs[ri]
+	if rl.Target != TargetBO {
+		return v.fail(EINVAL, "%s: reloc %d: the argument block must be in a BO", where(), ri)
+	}
+	if rl.Delta%4 != 0 {
+		return v.fail(EINVAL, "%s: argument block offset %#x not 4-aligned", where(), rl.Delta)
+	}
+	if err := v.boRange(where, rl.BOIndex, rl.Delta, 16, "indirect argument block"); err != nil {
+		return err
+	}
+	return v.checkMaxIndex(where, uint64(r.MaxIndex))
+}
+
 // checkUnusedRelocs rejects relocations in the bin CL or shader records
 // that did not cover an address field.
 func (v *validator) checkUnusedRelocs() error {
@@ -551,12 +582,23 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	if t.Load && flags&BORead == 0 {
 		return v.fail(EINVAL, "%s target: BO %d is loaded but not marked BORead", name, t.BOIndex)
 	}
-	if t.Offset%4 != 0 || t.Stride%4 != 0 {
-		return v.fail(EINVAL, "%s target: offset %#x / stride %d not 4-aligned", name, t.Offset, t.Stride)
+	bpp := uint32(4)
+	switch t.Format {
+	case cl.ColorFormatRGBA8888, cl.ColorFormatRGBX8888:
+	case cl.ColorFormatRGB565, cl.ColorFormatRGBA4444, cl.ColorFormatRGBA5551:
+		bpp = 2
+	default:
+		return v.fail(EINVAL, "%s target: colour format %d", name, t.Format)
 	}
-	row := uint64(v.a.Width) * 4
+	if t.Format != 0 && t == &v.a.ZS {
+		return v.fail(EINVAL, "%s target: colour format %d on the depth/stencil target", name, t.Format)
+	}
+	if t.Offset%4 != 0 || t.Stride%bpp != 0 {
+		return v.fail(EINVAL, "%s target: offset %#x not 4-aligned or stride %d not a multiple of %d", name, t.Offset, t.Stride, bpp)
+	}
+	row := uint64(v.a.Width) * uint64(bpp)
 	if uint64(t.Stride) < row {
-		return v.fail(EINVAL, "%s target: stride %d < width %d × 4", name, t.Stride, v.a.Width)
+		return v.fail(EINVAL, "%s target: stride %d < width %d × %d", name, t.Stride, v.a.Width, bpp)
 	}
 	end := uint64(t.Offset) + uint64(t.Stride)*uint64(v.a.Height-1) + row
 	if end > uint64(v.bos[t.BOIndex].size()) {

@@ -88,6 +88,7 @@ type seg struct{ chunk, start, end int }
 type job struct {
 	copy   *copyOp
 	nested *CmdBuffer // CmdExecuteNestedCmdBuffers: run that buffer's jobs here
+	span   *spanOp    // a query's or perf experiment's begin or end (query.go)
 
 	color, depth *Image
 	width        int
@@ -118,7 +119,7 @@ func (j *job) reset() {
 }
 
 func (j *job) hasWork() bool {
-	return j.copy != nil || j.nested != nil || j.draws > 0 || j.colorClear || j.dsClear ||
+	return j.copy != nil || j.nested != nil || j.span != nil || j.draws > 0 || j.colorClear || j.dsClear ||
 		(j.compute != nil && len(j.compute.dispatches) > 0)
 }
 
@@ -186,6 +187,8 @@ type CmdBuffer struct {
 	userData   []uint32
 	views      [MaxTextureUnits]*ImageView
 	dirty      uint32
+
+	openSpans []spanTarget // queries and experiments begun and not yet ended
 
 	// Compute state (compute.go): the bound pipeline, storage buffers,
 	// and the compute job dispatches go to (nil: the next opens one).
@@ -257,6 +260,9 @@ func (cb *CmdBuffer) End() error {
 		return err
 	}
 	cb.job, cb.cjob = nil, nil
+	if cb.err == nil && len(cb.openSpans) > 0 {
+		cb.err = fmt.Errorf("%w: %s begun and not ended", ErrInvalidArgument, cb.openSpans[0].describe())
+	}
 	if cb.err != nil {
 		cb.state = stateInvalid
 		return fmt.Errorf("%w: %w", ErrRecordingFailed, cb.err)
@@ -924,6 +930,7 @@ func (cb *CmdBuffer) CmdDraw(firstVertex, vertexCount, firstInstance, instanceCo
 	if last > math.MaxUint32 {
 		return cb.failf(ErrInvalidArgument, "CmdDraw: vertices %d+%d overflow", firstVertex, vertexCount)
 	}
+	cb.noVertexOffset()
 	// 1. Validate: emit the state records that changed.
 	if err := cb.validateDraw(last, false); err != nil {
 		return cb.fail(err)

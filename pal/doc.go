@@ -24,6 +24,8 @@
 //	MsaaState         IMsaaState (dynamic state objects, DX11-style)
 //	Pipeline          IPipeline: a graphics pipeline (GLSL ES 1.00 vertex +
 //	                  fragment shader + fixed-function state)
+//	QueryPool         IQueryPool: occlusion and pipeline-statistics queries
+//	PerfExperiment    IPerfExperiment: the GPU's counters over a span of commands
 //
 // Everything reaches the GPU through kernel.File: memory is BOs named by
 // handle, command buffers become SUBMIT_CL jobs (bin control list,

@@ -35,4 +35,7 @@ var (
 	ErrDestroyed = errors.New("pal: object destroyed")
 	// ErrWrongDevice: objects of different devices were combined.
 	ErrWrongDevice = errors.New("pal: object belongs to another device")
+	// ErrNotReady: a query's or experiment's results are not available
+	// (still running, or never submitted).
+	ErrNotReady = errors.New("pal: results not ready")
 )

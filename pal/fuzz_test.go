@@ -62,6 +62,21 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		}
 	}
 
+	argsMem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := r.dev.AddGpuMemoryReferences(argsMem); err != nil {
+		f.Fatal(err)
+	}
+	occ, err := r.dev.CreateQueryPool(QueryPoolCreateInfo{Type: QueryPoolOcclusion, NumSlots: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	exp, err := r.dev.CreatePerfExperiment(PerfExperimentCreateInfo{})
+	if err != nil {
+		f.Fatal(err)
+	}
 	// A compute pipeline and indirect counts no other command writes.
 	cpipe, err := r.dev.CreateComputePipeline(ComputePipelineCreateInfo{Shader: `#version 310 es
 layout(local_size_x = 8) in;
@@ -91,7 +106,7 @@ void main() {
 		f.Fatal(err)
 	}
 	// A dispatch between draws.
-	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 27, 1, 28, 0, 2, 0, 0, 29, 3, 1, 1, 14, 0, 3, 1, 30, 5, 1})
+	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 30, 1, 31, 0, 2, 0, 0, 32, 3, 1, 1, 14, 0, 3, 1, 33, 5, 1})
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
 	// With depth/stencil: clear, state objects, indexed draw, barrier,
@@ -99,6 +114,8 @@ void main() {
 	f.Add([]byte{0, 3, 3, 5, 128, 1, 8, 1, 7, 1, 6, 1, 12, 0, 0, 0, 0, 8, 13, 1, 0, 1, 15, 0, 6, 0, 1, 16, 14, 0, 3, 1, 17, 2, 0, 0, 4, 1})
 	// User data, viewport, scissor, fill, two draws.
 	f.Add([]byte{0, 3, 1, 6, 1, 11, 0, 4, 1, 2, 3, 4, 9, 0, 0, 32, 32, 0, 200, 10, 1, 1, 20, 20, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 18, 2, 4, 8, 14, 1, 3, 2, 1})
+	// A draw inside an occlusion query and a perf experiment.
+	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 28, 0, 27, 1, 0, 8, 14, 0, 3, 1, 27, 1, 1, 28, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
 		if err != nil {
@@ -115,7 +132,7 @@ void main() {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 31 {
+			switch next() % 34 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -203,17 +220,35 @@ void main() {
 			case 26:
 				_ = cb.CmdCopyImageToMemory(r.image, ImageRegion{X: int(next() % 40), Y: int(next() % 40), Width: int(next() % 40), Height: int(next() % 40)},
 					mems[next()%4], uint64(next())*4, int(next()))
-			case 27:
+			case 27: // begin or end an occlusion query, slot 2 out of range
+				if slot := int(next() % 3); next()%2 == 0 {
+					_ = cb.CmdBeginQuery(occ, slot)
+				} else {
+					_ = cb.CmdEndQuery(occ, slot)
+				}
+			case 29: // an indirect draw with small arguments (or a bad offset)
+				off := uint64(next()) * 4
+				if off+DrawIndirectArgsBytes <= argsMem.size {
+					putArgs(argsMem.bytes[off:], uint32(next()%48), uint32(next()%3), uint32(next()%8))
+				}
+				_ = cb.CmdDrawIndirect(argsMem, off)
+			case 28:
+				if next()%2 == 0 {
+					_ = cb.CmdBeginPerfExperiment(exp)
+				} else {
+					_ = cb.CmdEndPerfExperiment(exp)
+				}
+			case 30:
 				if next()%2 == 0 {
 					_ = cb.CmdBindComputePipeline(nil)
 				} else {
 					_ = cb.CmdBindComputePipeline(cpipe)
 				}
-			case 28:
+			case 31:
 				_ = cb.CmdBindStorageBuffers(int(next()%18), []BufferView{{Memory: mems[next()%4], Offset: uint64(next()) * 4, Size: uint64(next()) * 8}})
-			case 29:
+			case 32:
 				_ = cb.CmdDispatch(uint32(next()%8), uint32(next()%8), uint32(next()%8))
-			case 30:
+			case 33:
 				_ = cb.CmdDispatchIndirect(counts, uint64(next())*4)
 			}
 		}
@@ -228,6 +263,13 @@ void main() {
 			t.Fatalf("an accepted command buffer failed on the GPU: %v", err)
 		} else if err != nil {
 			t.Fatalf("an accepted command buffer did not finish in a minute: %v", err)
+		}
+		// Spans of a finished submission are final; others never ran.
+		if _, err := occ.GetResults(0, 2, 0); err != nil && !errors.Is(err, ErrNotReady) {
+			t.Fatalf("query results after the fence: %v", err)
+		}
+		if _, err := exp.Results(0); err != nil && !errors.Is(err, ErrNotReady) {
+			t.Fatalf("experiment results after the fence: %v", err)
 		}
 	})
 }

@@ -61,9 +61,10 @@ func NewPlatform(ci PlatformCreateInfo) (*Platform, error) {
 		p.gpus = append(p.gpus, gpu)
 		// The platform's devices are their GPUs' only clients, so a
 		// device may use the whole memory (the kernel caps the quota).
-		kd := kernel.NewDevice(gpu, kernel.Options{JobTimeout: ci.JobTimeout, MemoryQuota: math.MaxInt64})
+		spans := newSpanTable()
+		kd := kernel.NewDevice(gpu, kernel.Options{JobTimeout: ci.JobTimeout, MemoryQuota: math.MaxInt64, OnRetire: spans.retired})
 		p.kdevs = append(p.kdevs, kd)
-		d, err := newDevice(kd, i)
+		d, err := newDevice(kd, i, spans)
 		if err != nil {
 			p.Destroy()
 			return nil, fmt.Errorf("pal: opening device %d: %w", i, err)
@@ -179,14 +180,16 @@ type Device struct {
 	mu     sync.Mutex
 	refs   map[*GpuMemory]int // device-wide residency (AddGpuMemoryReferences)
 	queues [3]int             // queues created per engine type
+
+	spans *spanTable // jobs counted by queries and perf experiments (query.go)
 }
 
-func newDevice(kd *kernel.Device, index int) (*Device, error) {
+func newDevice(kd *kernel.Device, index int, spans *spanTable) (*Device, error) {
 	f, err := kd.Open()
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{file: f, refs: map[*GpuMemory]int{}}
+	d := &Device{file: f, refs: map[*GpuMemory]int{}, spans: spans}
 	param := func(p kernel.Param) int {
 		a := kernel.GetParamArgs{Param: p}
 		if err == nil {

@@ -28,6 +28,11 @@ type Queue struct {
 	dmaJobs    int       // copies submitted to the DMA engine (tests)
 	waitFences []uint64  // semaphore waits the next job must honour
 	bcl        []byte    // gathers a job's chunks into one list
+
+	// active are the query and experiment spans the next jobs count for
+	// (query.go); sinks is activeSinks' scratch.
+	active []activeSpan
+	sinks  []*spanSink
 }
 
 // CreateQueue creates a queue on an engine.
@@ -103,6 +108,9 @@ func (q *Queue) Submit(si SubmitInfo) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, cb := range si.CmdBuffers {
+		// Spans begin and end in one command buffer (End checks); one
+		// left open by a submission that failed half-way ends here.
+		q.endSpans()
 		first := q.last
 		for _, j := range cb.jobs {
 			if j.nested == nil {
@@ -149,6 +157,10 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 	if !j.hasWork() {
 		return nil
 	}
+	if j.span != nil {
+		q.runSpanMarker(j.span)
+		return nil
+	}
 	f := q.dev.file
 	if j.copy != nil && q.engine == EngineDma && j.copy.onGPU() {
 		return q.runDMA(j)
@@ -191,8 +203,19 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 	if j.depth != nil && j.usesDS {
 		a.ZS = q.target(j, j.depth, j.dsClear)
 	}
+	if len(q.active) > 0 {
+		sinks, exact := q.activeSinks()
+		a.Tag = q.dev.spans.register(sinks)
+		if exact {
+			a.Flags |= kernel.SubmitExactCounts
+		}
+	}
 	if err := f.SubmitCL(&a); err != nil {
-		return kernelErr("Submit", err)
+		err = kernelErr("Submit", err)
+		if a.Tag != 0 {
+			q.dev.spans.cancel(a.Tag, err)
+		}
+		return err
 	}
 	q.waitFences = q.waitFences[:0]
 	q.last, q.lastKind = a.OutFence, onGraphics

@@ -57,13 +57,25 @@ const (
 	FormatNone  Format = iota
 	FormatRGBA8        // 4 bytes: R, G, B, A (byte 0 = R)
 	FormatZ24S8        // little-endian u32: depth in bits 0..23, stencil in bits 24..31
+	// Formats of issue 8 (format.go): packed 16-bit colour in GL's
+	// UNSIGNED_SHORT_* layouts (little-endian u16, R in the top bits),
+	// RGBA8 without alpha, and half-float RGBA (sampled only).
+	FormatRGB565  // u16: R 15..11, G 10..5, B 4..0
+	FormatRGBA4   // u16: R 15..12, G 11..8, B 7..4, A 3..0
+	FormatRGB5A1  // u16: R 15..11, G 10..6, B 5..1, A 0
+	FormatRGBX8   // FormatRGBA8's layout; alpha is not stored (reads 1)
+	FormatRGBA16F // 4 × IEEE binary16: R, G, B, A
 )
 
 // BytesPerPixel is the size of one element of the format; 0 for FormatNone.
 func (f Format) BytesPerPixel() int {
 	switch f {
-	case FormatRGBA8, FormatZ24S8:
+	case FormatRGBA8, FormatZ24S8, FormatRGBX8:
 		return 4
+	case FormatRGB565, FormatRGBA4, FormatRGB5A1:
+		return 2
+	case FormatRGBA16F:
+		return 8
 	}
 	return 0
 }

@@ -18,7 +18,7 @@ int main(void) {
 	d = open_display();
 	CHECK(strstr(eglQueryString(d, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context") != NULL, "display extensions");
 
-	/* Config selection: every config is RGBA8888; asking for no depth
+	/* Config selection: among the RGBA8888 configs asking for no depth
 	 * sorts the smallest depth buffer first, asking for depth gives 24. */
 	CHECK(eglGetConfigs(d, NULL, 0, &n) && n >= 2, "eglGetConfigs: %d", n);
 	EGLConfig noDepth = choose(d, 0), depthOnly = choose(d, 1), withDepth;
@@ -27,7 +27,8 @@ int main(void) {
 	CHECK(eglGetConfigAttrib(d, depthOnly, EGL_DEPTH_SIZE, &v) && v == 24, "depth-only config has depth %d", v);
 	CHECK(eglGetConfigAttrib(d, depthOnly, EGL_STENCIL_SIZE, &v) && v == 0, "depth-only config has stencil %d", v);
 	{
-		const EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 1, EGL_STENCIL_SIZE, 1, EGL_NONE};
+		const EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 1, EGL_STENCIL_SIZE, 1,
+			EGL_RED_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE};
 		CHECK(eglChooseConfig(d, attrs, &withDepth, 1, &n) && n == 1, "depth+stencil config: n=%d", n);
 	}
 	CHECK(eglGetConfigAttrib(d, noDepth, EGL_DEPTH_SIZE, &v) && v == 0, "depth 0 config has depth %d", v);
@@ -35,7 +36,8 @@ int main(void) {
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_STENCIL_SIZE, &v) && v == 8, "stencil %d", v);
 	CHECK(eglGetConfigAttrib(d, withDepth, EGL_SAMPLES, &v) && v == 0, "samples %d", v);
 	CHECK(!eglGetConfigAttrib(d, withDepth, 0x1234, &v) && eglGetError() == EGL_BAD_ATTRIBUTE, "bad attribute");
-	const EGLint msaa[] = {EGL_SAMPLES, 4, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 24, EGL_NONE};
+	const EGLint msaa[] = {EGL_SAMPLES, 4, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_DEPTH_SIZE, 24,
+		EGL_RED_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE};
 	EGLConfig msCfg;
 	CHECK(eglChooseConfig(d, msaa, &msCfg, 1, &n) && n == 1, "no 4-sample D24S8 config (%d)", n);
 	CHECK(eglGetConfigAttrib(d, msCfg, EGL_SAMPLES, &v) && v == 4, "4x config: samples %d", v);
@@ -153,6 +155,66 @@ int main(void) {
 		CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release");
 		CHECK(eglDestroyContext(d, dctx) && eglDestroySurface(d, dsurf), "destroy depth-only");
 		CHECK(eglMakeCurrent(d, surf, surf, ctx), "make current again");
+	}
+	/* EGL's sorting rules (EGL 1.5 §3.4.1.2): with no colour size asked
+	 * for, the smallest colour buffer (RGB565, 16 bits) sorts first; with
+	 * 8 bits of red asked for, more red bits first, then the smaller
+	 * buffer: RGB888 (24) before RGBA8888 (32). */
+	{
+		const EGLint any[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_NONE};
+		const EGLint red8[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_RED_SIZE, 8, EGL_NONE};
+		EGLConfig first;
+		CHECK(eglChooseConfig(d, any, &first, 1, &n) && n == 1, "any config: n=%d", n);
+		CHECK(eglGetConfigAttrib(d, first, EGL_BUFFER_SIZE, &v) && v == 16, "first config of no colour request: buffer size %d", v);
+		CHECK(eglChooseConfig(d, red8, &first, 1, &n) && n == 1, "red 8 config: n=%d", n);
+		CHECK(eglGetConfigAttrib(d, first, EGL_BUFFER_SIZE, &v) && v == 24, "first config with red 8: buffer size %d", v);
+		CHECK(eglGetConfigAttrib(d, first, EGL_ALPHA_SIZE, &v) && v == 0, "first config with red 8: alpha %d", v);
+	}
+	/* RGB565 and RGB888 pbuffers (with depth/stencil, with 4x MSAA, and
+	 * with neither) store and report their real bits: a clear colour
+	 * reads back rounded to 5/6/5 bits, alpha reads 1. */
+	{
+		static const EGLint kinds[][6] = {{5, 6, 5, 24, 8, 0}, {5, 6, 5, 0, 0, 0}, {5, 6, 5, 24, 8, 4}, {8, 8, 8, 24, 8, 0}, {8, 8, 8, 0, 0, 4}};
+		for (unsigned k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+			const EGLint *w = kinds[k];
+			EGLConfig all[64], cfg = NULL;
+			EGLint total = 0;
+			CHECK(eglGetConfigs(d, all, 64, &total), "eglGetConfigs");
+			for (EGLint i = 0; i < total && !cfg; i++) {
+				EGLint r, g, b, a, dep, st, sa;
+				eglGetConfigAttrib(d, all[i], EGL_RED_SIZE, &r);
+				eglGetConfigAttrib(d, all[i], EGL_GREEN_SIZE, &g);
+				eglGetConfigAttrib(d, all[i], EGL_BLUE_SIZE, &b);
+				eglGetConfigAttrib(d, all[i], EGL_ALPHA_SIZE, &a);
+				eglGetConfigAttrib(d, all[i], EGL_DEPTH_SIZE, &dep);
+				eglGetConfigAttrib(d, all[i], EGL_STENCIL_SIZE, &st);
+				eglGetConfigAttrib(d, all[i], EGL_SAMPLES, &sa);
+				if (r == w[0] && g == w[1] && b == w[2] && a == 0 && dep == w[3] && st == w[4] && sa == w[5])
+					cfg = all[i];
+			}
+			CHECK(cfg != NULL, "no config R%dG%dB%d depth %d stencil %d samples %d", w[0], w[1], w[2], w[3], w[4], w[5]);
+			CHECK(eglGetConfigAttrib(d, cfg, EGL_BUFFER_SIZE, &v) && v == w[0] + w[1] + w[2], "buffer size %d", v);
+			EGLContext c2 = make_context(d, cfg, EGL_NO_CONTEXT);
+			EGLSurface s2 = make_pbuffer(d, cfg, 16, 16);
+			CHECK(eglMakeCurrent(d, s2, s2, c2), "make the R%dG%dB%d surface current: 0x%x", w[0], w[1], w[2], eglGetError());
+			GLint rb, gb, bb, ab;
+			glGetIntegerv(GL_RED_BITS, &rb);
+			glGetIntegerv(GL_GREEN_BITS, &gb);
+			glGetIntegerv(GL_BLUE_BITS, &bb);
+			glGetIntegerv(GL_ALPHA_BITS, &ab);
+			CHECK(rb == w[0] && gb == w[1] && bb == w[2] && ab == 0, "GL bits %d %d %d %d", rb, gb, bb, ab);
+			glClearColor(0.3f, 0.6f, 0.2f, 0.25f);
+			glClear(GL_COLOR_BUFFER_BIT);
+			/* round(v·(2^n−1)) widened back to 8 bits: 565 → (74, 154, 49), 888 → (77, 153, 51). */
+			if (w[0] == 5)
+				expect_pixel(3, 3, 74, 154, 49, 255, "RGB565 clear");
+			else
+				expect_pixel(3, 3, 77, 153, 51, 255, "RGB888 clear");
+			CHECK(glGetError() == GL_NO_ERROR, "R%dG%dB%d surface raised an error", w[0], w[1], w[2]);
+			CHECK(!eglMakeCurrent(d, s2, s2, ctx) && eglGetError() == EGL_BAD_MATCH, "RGBA8888 context on a R%dG%dB%d surface", w[0], w[1], w[2]);
+			CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release");
+			CHECK(eglDestroyContext(d, c2) && eglDestroySurface(d, s2), "destroy");
+		}
 	}
 	/* A 4x MSAA pbuffer: GL_SAMPLES 4, and a pixel on a triangle's edge
 	 * resolves to the fraction of its samples covered (2 of 4 here:

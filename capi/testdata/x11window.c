@@ -116,6 +116,31 @@ int main(void) {
 
 	CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release");
 	CHECK(eglDestroySurface(d, s) && eglDestroyContext(d, ctx), "destroy");
+
+	/* An RGB565 window surface: the frame keeps 5/6/5 bits on its way to
+	 * the window (0.3, 0.6, 0.2 → levels 9, 38, 6 → 74, 154, 49). */
+	{
+		EGLConfig all[64], c565 = NULL;
+		EGLint total = 0, r = 0;
+		CHECK(eglGetConfigs(d, all, 64, &total), "eglGetConfigs");
+		for (EGLint i = 0; i < total && !c565; i++)
+			if (eglGetConfigAttrib(d, all[i], EGL_RED_SIZE, &r) && r == 5)
+				c565 = all[i];
+		CHECK(c565 != NULL, "no RGB565 window config");
+		CHECK(eglGetConfigAttrib(d, c565, EGL_NATIVE_VISUAL_ID, &vid) && vid != 0, "RGB565 native visual id %d", vid);
+		Window w565 = make_window(x, (VisualID)vid, 16, 16);
+		EGLSurface s565 = eglCreateWindowSurface(d, c565, (EGLNativeWindowType)w565, NULL);
+		CHECK(s565 != EGL_NO_SURFACE, "RGB565 window surface: 0x%x", eglGetError());
+		EGLContext ctx565 = eglCreateContext(d, c565, EGL_NO_CONTEXT, ctxAttrs);
+		CHECK(ctx565 != EGL_NO_CONTEXT && eglMakeCurrent(d, s565, s565, ctx565), "RGB565 current: 0x%x", eglGetError());
+		glClearColor(0.3f, 0.6f, 0.2f, 1);
+		glClear(GL_COLOR_BUFFER_BIT);
+		CHECK(eglSwapBuffers(d, s565), "eglSwapBuffers RGB565: 0x%x", eglGetError());
+		expect_window(x, w565, 8, 8, 74, 154, 49, "RGB565 window");
+		CHECK(eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT), "release RGB565");
+		CHECK(eglDestroySurface(d, s565) && eglDestroyContext(d, ctx565), "destroy RGB565");
+		XDestroyWindow(x, w565);
+	}
 	CHECK(eglTerminate(d), "terminate");
 	XDestroyWindow(x, win);
 	XCloseDisplay(x);

@@ -157,26 +157,66 @@ func (o *obsFlags) report(w io.Writer, ctx *tilegpu.Context, frames int) error {
 	return writeCounters(w, cs, frames, *o.json)
 }
 
-// writeCounters prints counters as a table (name, total, per frame) or as
-// JSON: {"frames": N, "counters": {"name": total, ...}}.
+// writeCounters prints counters as a table (name, total, per frame) and
+// the ratios derived from them, or as JSON: {"frames": N, "counters":
+// {"name": total, ...}, "ratios": {"name": value, ...}}.
 func writeCounters(w io.Writer, cs []tilegpu.Counter, frames int, asJSON bool) error {
 	frames = max(frames, 1)
+	m := make(map[string]uint64, len(cs))
+	for _, c := range cs {
+		m[c.Name] = c.Value
+	}
+	rs := counterRatios(m)
 	if asJSON {
-		m := make(map[string]uint64, len(cs))
-		for _, c := range cs {
-			m[c.Name] = c.Value
+		rm := make(map[string]float64, len(rs))
+		for _, r := range rs {
+			rm[r.name] = r.value
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Frames   int               `json:"frames"`
-			Counters map[string]uint64 `json:"counters"`
-		}{frames, m})
+			Frames   int                `json:"frames"`
+			Counters map[string]uint64  `json:"counters"`
+			Ratios   map[string]float64 `json:"ratios"`
+		}{frames, m, rm})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "counter\ttotal\tper frame\t\n")
 	for _, c := range cs {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t\n", c.Name, c.Value, float64(c.Value)/float64(frames))
 	}
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%.3f\t\t\n", r.name, r.value)
+	}
 	return tw.Flush()
+}
+
+type counterRatio struct {
+	name  string
+	value float64
+}
+
+// counterRatios derives what a GPU engineer reads from the counters
+// rather than the counts themselves: each shader stage's dual-issue
+// occupancy (the model issues one instruction per cycle, so instructions
+// are cycles) and the TMU page caches' hit rates. A ratio whose
+// denominator is zero is left out.
+func counterRatios(m map[string]uint64) []counterRatio {
+	var rs []counterRatio
+	ratio := func(name string, num, den uint64, complement bool) {
+		if den == 0 {
+			return
+		}
+		v := float64(num) / float64(den)
+		if complement {
+			v = 1 - v
+		}
+		rs = append(rs, counterRatio{name, v})
+	}
+	for _, st := range []string{"cs", "vs", "fs"} {
+		ratio(st+".dual_issue_occupancy", m[st+".dual_issued"], m[st+".instructions"], false)
+	}
+	ratio("cs.tmu_hit_rate", m["cs.tmu_page_misses"], m["cs.tmu_texels"], true)
+	ratio("tmu.hit_rate", m["tmu.page_misses"], m["tmu.texels"], true)
+	return rs
 }

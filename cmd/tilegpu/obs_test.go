@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tilegpu/tilegpu"
+	"github.com/tilegpu/tilegpu/internal/gputrace"
 )
 
 // captureStdout runs f with stdout going to a buffer.
@@ -40,8 +41,9 @@ func TestRenderStatsJSON(t *testing.T) {
 		t.Fatalf("image object: %v in\n%s", err, text)
 	}
 	var got struct {
-		Frames   int               `json:"frames"`
-		Counters map[string]uint64 `json:"counters"`
+		Frames   int                `json:"frames"`
+		Counters map[string]uint64  `json:"counters"`
+		Ratios   map[string]float64 `json:"ratios"`
 	}
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("counters object: %v in\n%s", err, text)
@@ -65,6 +67,20 @@ func TestRenderStatsJSON(t *testing.T) {
 	// Every tile-list entry is rasterised or removed by HSR.
 	if c["bin.tile_refs"] != c["render.primitives"]+c["render.hsr_primitives"] {
 		t.Errorf("tile-list entries %d != primitives rasterised %d + removed by HSR %d", c["bin.tile_refs"], c["render.primitives"], c["render.hsr_primitives"])
+	}
+	// The ratios are the counters' quotients (Spot's shaders dual-issue
+	// and sample a texture in every stage that reads one).
+	for _, st := range []string{"cs", "vs", "fs"} {
+		want := float64(c[st+".dual_issued"]) / float64(c[st+".instructions"])
+		if r, ok := got.Ratios[st+".dual_issue_occupancy"]; !ok || r != want || r <= 0 || r > 1 {
+			t.Errorf("%s.dual_issue_occupancy = %v (present %v), want %v in (0, 1]", st, r, ok, want)
+		}
+	}
+	if r, want := got.Ratios["tmu.hit_rate"], 1-float64(c["tmu.page_misses"])/float64(c["tmu.texels"]); r != want || r <= 0.5 || r >= 1 {
+		t.Errorf("tmu.hit_rate = %v, want %v (misses %d of %d texels)", r, want, c["tmu.page_misses"], c["tmu.texels"])
+	}
+	if _, ok := got.Ratios["cs.tmu_hit_rate"]; ok {
+		t.Errorf("cs.tmu_hit_rate reported although the coordinate shader fetched no texels")
 	}
 	if c["render.bytes_written"] != 2*256*256*4 {
 		t.Errorf("bytes written %d, want colour and depth/stencil stored once (%d)", c["render.bytes_written"], 2*256*256*4)
@@ -123,6 +139,9 @@ func TestRenderTrace(t *testing.T) {
 	data, err := os.ReadFile(tracePath)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p := gputrace.CheckPerfettoImport(data); len(p) != 0 {
+		t.Errorf("Perfetto's JSON importer would reject or flag:\n%s", strings.Join(p, "\n"))
 	}
 	var doc struct {
 		TraceEvents []struct {

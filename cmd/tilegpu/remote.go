@@ -15,6 +15,9 @@ type drawTarget interface {
 	Image() (*image.NRGBA, error)
 	Stats() tilegpu.Stats
 	Size() (width, height int)
+	// TileProgress is tilegpu.Context's: tiles rendered so far and the
+	// tile size, safe to call while Image runs; (0, 0) when unknown.
+	TileProgress() (tiles uint64, tileSize int)
 	Close() error
 }
 
@@ -26,6 +29,9 @@ type remoteTarget struct {
 }
 
 func (remoteTarget) Stats() tilegpu.Stats { return tilegpu.Stats{} }
+
+// TileProgress: the service's tile counter counts every client's tiles.
+func (remoteTarget) TileProgress() (uint64, int) { return 0, 0 }
 
 func (r remoteTarget) Size() (width, height int) { return r.width, r.height }
 

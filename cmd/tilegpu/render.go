@@ -441,7 +441,13 @@ func renderOne(ctx drawTarget, j renderJob, texPath string, yaw, pitch optFloat,
 		if err != nil {
 			return res, err
 		}
-		img, err := ctx.Image()
+		var img *image.NRGBA
+		if _, single := prog.(noProgress); single {
+			// One image: show its tiles (a batch shows images instead).
+			img, err = imageWithProgress(ctx, "rendering "+filepath.Base(j.output))
+		} else {
+			img, err = ctx.Image()
+		}
 		if err != nil {
 			return res, err
 		}

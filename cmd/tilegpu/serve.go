@@ -33,6 +33,7 @@ func serve(args []string, stop <-chan os.Signal, logw io.Writer) error {
 	cores := fs.Int("cores", 0, "render worker cores (0: GOMAXPROCS)")
 	memMiB := fs.Int("memory", 0, "GPU memory in MiB (0: cmdbuf.DefaultServiceMemory, 1024)")
 	record := fs.String("record", "", "record every client's command stream to DIR/client-N.tgcb (see tilegpu replay)")
+	crashDump := fs.String("crashdump", "", "write a crash dump into DIR for every GPU fault, aborted shader or hang (see tilegpu crashdec); turns on draw markers")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -42,8 +43,13 @@ func serve(args []string, stop <-chan os.Signal, logw io.Writer) error {
 	if *maxClients < 1 || *cores < 0 || *memMiB < 0 || *memMiB > 1<<20 {
 		return errors.New("-max-clients must be at least 1; -cores and -memory not negative")
 	}
+	if *crashDump != "" {
+		if fi, err := os.Stat(*crashDump); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-crashdump %s: not a directory", *crashDump)
+		}
+	}
 	logger := log.New(logw, "tilegpu serve: ", log.LstdFlags|log.Lmicroseconds)
-	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, RecordDir: *record, Logf: logger.Printf})
+	svc, err := cmdbuf.NewService(cmdbuf.ServiceConfig{Cores: *cores, MemorySize: *memMiB << 20, MaxClients: *maxClients, RecordDir: *record, CrashDumpDir: *crashDump, Logf: logger.Printf})
 	if err != nil {
 		return err
 	}

@@ -48,9 +48,16 @@ func TestReplayCommand(t *testing.T) {
 }
 
 func TestServeFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"-socket", "x", "-max-clients", "0"}, {"-listen", "127.0.0.1:0", "-memory", "-1"}} {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {"-socket", "x", "-max-clients", "0"}, {"-listen", "127.0.0.1:0", "-memory", "-1"},
+		{"-listen", "127.0.0.1:0", "-crashdump", notDir}, {"-listen", "127.0.0.1:0", "-crashdump", notDir + "/missing"}} {
 		if _, _, err := runCLI(t, cmdServe, args...); err == nil {
 			t.Errorf("serve %v succeeded", args)
+		} else if len(args) == 4 && args[2] == "-crashdump" && !strings.Contains(err.Error(), "not a directory") {
+			t.Errorf("serve %v: %v, want a not-a-directory error", args, err)
 		}
 	}
 }

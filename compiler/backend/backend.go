@@ -34,6 +34,7 @@ type Stats struct {
 	Fills              int // spill fills
 	SpillSlots         int
 	AccumulatorValues  int // temps allocated to r0–r2 or r4
+	Registers          int // distinct A and B registers the code names (register pressure)
 	Temps              int
 	Uniforms           int // uniform stream entries
 }
@@ -97,6 +98,7 @@ func Compile(f *ir.Func, opts Options) (*Binary, error) {
 	st.Instructions = len(code)
 	st.Spills, st.Fills, st.SpillSlots = p.Spills, p.Fills, p.SpillSlots
 	st.AccumulatorValues = p.AccumulatorValues
+	st.Registers = registersUsed(p)
 	st.Temps = temps
 	st.Uniforms = len(stream)
 	for _, bs := range s.Blocks {
@@ -131,4 +133,33 @@ func Disasm(code []uint64) string {
 		fmt.Fprintf(&sb, "%04x: %016x  %s\n", i*isa.InstrBytes, w, isa.Disasm(w))
 	}
 	return sb.String()
+}
+
+// registersUsed counts the distinct A and B registers p names after
+// allocation: how much of the register files the program needs.
+func registersUsed(p *Program) int {
+	var a, b [64]bool
+	n := 0
+	mark := func(r Reg) {
+		if r.Index < 0 || r.Index >= 64 {
+			return
+		}
+		switch {
+		case r.File == FileA && !a[r.Index]:
+			a[r.Index] = true
+			n++
+		case r.File == FileB && !b[r.Index]:
+			b[r.Index] = true
+			n++
+		}
+	}
+	for _, bl := range p.Blocks {
+		for _, in := range bl.Insts {
+			mark(in.Dst)
+			for _, r := range in.Src {
+				mark(r)
+			}
+		}
+	}
+	return n
 }

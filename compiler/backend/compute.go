@@ -28,8 +28,15 @@ import (
 // memory (the hardware also leaves out lanes beyond the workgroup).
 
 // hoistBuffers reads the address (and, if used, the size) of every
-// storage buffer the shader touches, in binding order.
-func (s *selector) hoistBuffers(read func(ir.UniformEntry) Reg) {
+// storage buffer the shader touches, in binding order, at the start (top
+// level: each read runs exactly once).
+func (s *selector) hoistBuffers() {
+	read := func(e ir.UniformEntry) Reg {
+		t := s.p.NewTemp()
+		s.mov(t, Spec(SpecUniform)).Uniform = len(s.p.UniformTable)
+		s.p.UniformTable = append(s.p.UniformTable, e)
+		return t
+	}
 	addr, size := map[int]bool{}, map[int]bool{}
 	s.f.Walk(func(in *ir.Instr) {
 		switch in.Op {

@@ -15,7 +15,8 @@
 //     (SFU, TMU, TLB, VPM), r4 results, conditions and flags. A comparison
 //     used only by a select becomes flags and conditional moves directly;
 //     dead code is removed and single-use values are sunk next to their
-//     reader so that they fit accumulators.
+//     reader so that they fit accumulators; uniform and attribute reads
+//     then sink to their first reader too (inputs.go).
 //  2. RegAlloc: class-based graph colouring with spilling (below). The
 //     result is the same Program with every temp replaced by r0–r4, A or B,
 //     plus the moves into r3 that make every instruction encodable on its
@@ -56,7 +57,7 @@
 // from Then's (exec ^ 1, or'ed with the enclosing mask when nested).
 //
 // Two-thread fragment shaders switch threads (THRSW) after every texture
-// request. The switch of the last fetch is LAST_THRSW when every run
+// request, or batch of requests (below). The switch of the last fetch is LAST_THRSW when every run
 // executes it exactly once and no switch follows: it is outside loops and
 // not in a region a branch may skip. With a fetch in a loop no switch is
 // marked last, since none is statically the last one executed.
@@ -65,17 +66,19 @@
 //
 // The stream is sequential and Binary.Uniforms is built from the final code
 // order, so each read must execute exactly once per batch, in code order.
-// A uniform loaded in a top-level block (never skipped, never repeated) is
-// read where the IR has it; if that load has a single user that is one
-// plain ALU op or output write, the read is folded into the user as its
-// UNIFORM operand (as vc4 does). Every other uniform (loaded inside an If
-// or Loop) is read once at the start of the entry block (hoisted). A
+// Uniforms, varyings and attributes are read where they are first needed
+// (inputs.go): a value used in top-level code at that use, one used inside
+// an If or Loop just before that top-level If or Loop; varyings in index
+// order and VPM words ascending (a read of a later one first reads the
+// earlier ones). A read whose value has a single user that is one plain
+// ALU op or output write at top level is folded into the user as its
+// UNIFORM, VARYING or VPM operand (as vc4 does for uniforms). A
 // texture fetch's TMU_S write consumes one entry, its descriptor. If no
 // fetch sits inside a Loop, fetches consume their entries in program order
 // and regions that contain one are never skipped by a uniform branch: the
 // TMU_S write executes unconditionally-in-order (its lanes masked by the
 // coordinates only). If a fetch sits inside a loop, all uniforms are
-// hoisted and every TMU_S write is preceded by a write of
+// read at the start of the entry block and every TMU_S write is preceded by a write of
 // UNIFORMS_ADDRESS = stream base + 4·(its entry's position), the stream
 // base being itself an entry (ir.UniformStreamAddress); then no fetch
 // depends on how many others ran before it.
@@ -130,5 +133,18 @@
 // condition) and filled before each use (TMU_ADDR, LDTMU, move from r4),
 // at ScratchAddress + QPU_NUMBER·ScratchBytesPerThread + lane·4 + slot·64.
 // The scratch base comes from the uniform stream (ir.UniformScratchAddress);
-// spill code goes around atomic SFU/TMU sequences, never inside them.
+// fills go before atomic SFU/TMU sequences, never inside them (one fill
+// per spilled temp for the whole sequence); stores of values a sequence
+// defines follow each definition inside it (a store does not use the TMU
+// FIFO), so a texture batch's sixteen results need not be live at once.
+//
+// # Texture batches
+//
+// Up to four independent fetches of one IR block are queued before the
+// first result is popped (hardware.md §7.1: FIFO depth 4), with one thread
+// switch for the batch. Output writes and discards between them do not end
+// a batch; other effects and load_storage do. When the stream is rewound
+// each request writes UNIFORMS_ADDRESS for its own descriptor (offset via
+// r3). A batch takes at most as many distinct operands as the allocator's
+// registers less two, since all are live (or filled) at its start.
 package backend

@@ -855,6 +855,9 @@ func spillTemps(p *Program, ts []int) {
 		b.defAtEntry = slices.DeleteFunc(b.defAtEntry, func(x int) bool { _, ok := order[x]; return ok })
 		insts := b.Insts
 		out := make([]*Inst, 0, len(insts))
+		// groupFills: the fills made for the members of group fillGroup
+		// so far, by spilled temp (their position in ts).
+		fillGroup, groupFills := 0, map[int]Reg{}
 		// fills inserts before in (and before the members of its group
 		// already emitted) a fill of every spilled temp it reads, in the
 		// order of ts, and makes in read the filled temps.
@@ -877,6 +880,17 @@ func spillTemps(p *Program, ts []int) {
 			}
 			for _, i := range read[:n] {
 				t := ts[i]
+				if nt, ok := groupFills[i]; ok && in.Group != 0 && in.Group == fillGroup {
+					// Filled already for an earlier member of this group
+					// (a texture batch reads the stream base and shared
+					// coordinates several times): one fill serves all.
+					for k := range in.Src {
+						if in.Src[k] == Temp(t) {
+							in.Src[k] = nt
+						}
+					}
+					continue
+				}
 				g := p.newGroup()
 				fill := addr(nil, offsets[i], Magic(isa.WaddrTMUAddr), isa.CondAlways, g)
 				ld := newInst(OpLdTMU, Reg{}, Reg{}, Reg{})
@@ -899,10 +913,21 @@ func spillTemps(p *Program, ts []int) {
 				}
 				p.unspillable[nt.Index] = true
 				p.Fills++
+				if in.Group != 0 {
+					if in.Group != fillGroup {
+						fillGroup, groupFills = in.Group, map[int]Reg{}
+					}
+					groupFills[i] = nt
+				}
 			}
 		}
 		// def renames a spilled destination of in and returns the store
-		// sequence to place after in's group.
+		// sequence to place after it. Inside a group the stores join the
+		// group, right after the definition: a texture batch defines four
+		// results per fetch, sixteen for four fetches, and storing each
+		// as it is popped keeps them from being live all at once (a
+		// store does not use the TMU FIFO, so it may sit between pops),
+		// while fills of later members still go before the whole group.
 		def := func(in *Inst, stores []*Inst) []*Inst {
 			i, ok := spilled(in.Dst)
 			if !ok {
@@ -912,7 +937,10 @@ func spillTemps(p *Program, ts []int) {
 			in.Dst = nt
 			in.partialDead = true
 			p.unspillable[nt.Index] = true
-			g := p.newGroup()
+			g := in.Group
+			if g == 0 {
+				g = p.newGroup()
+			}
 			st := newInst(OpMov, Magic(isa.WaddrTMUStoreData), nt, Reg{})
 			st.Group, st.noSpill = g, true
 			stores = append(stores, st)
@@ -932,7 +960,7 @@ func spillTemps(p *Program, ts []int) {
 			// stores follow the group.
 			renamed := map[int]Reg{}
 			old := in.Dst
-			stores := def(in, nil)
+			out = append(out, def(in, nil)...)
 			renamed[old.Index] = in.Dst
 			j := i
 			for in.Group != 0 && j+1 < len(insts) && insts[j+1].Group == in.Group {
@@ -949,12 +977,11 @@ func spillTemps(p *Program, ts []int) {
 				out = append(out, m)
 				if _, ok := spilled(m.Dst); ok {
 					old := m.Dst
-					stores = def(m, stores)
+					out = append(out, def(m, nil)...)
 					renamed[old.Index] = m.Dst
 				}
 			}
 			i = j
-			out = append(out, stores...)
 		}
 		b.Insts = out
 	}

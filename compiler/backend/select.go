@@ -3,7 +3,6 @@ package backend
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
 	"github.com/tilegpu/tilegpu/hw/isa"
@@ -41,13 +40,16 @@ type selector struct {
 	// execution mask directly.
 	ifFused map[*ir.Instr]bool
 
-	// Uniforms read where they are used (see planUniforms).
-	atUse       map[*ir.Instr]bool // read at the definition, not hoisted
-	folded      map[*ir.Instr]bool // read as the operand of its only user
-	foldedEntry map[*ir.Instr]int  // its stream entry
-	pendingU    int                // entry of a folded read not yet attached
-	streamBase  Reg                // UniformStreamAddress value when ResetUniforms
-	vpmNext     int                // next VPM output word the write pointer points at
+	// Inputs (uniforms, varyings, attributes) read where they are needed
+	// (see inputs.go).
+	in         inputPlan
+	nest       int // If/Loop nodes entered: 0 = top level, runs exactly once
+	pendingU   int // entry of a folded uniform read not yet attached
+	streamBase Reg // UniformStreamAddress value when ResetUniforms
+	vpmNext    int // next VPM output word the write pointer points at
+	// batchOperands bounds the distinct operands of one texture batch:
+	// they are all live (or filled, when spilled) at the batch's start.
+	batchOperands int
 	// lastThrsw is the thread switch emitted last if every run executes
 	// it exactly once and no other after it, else nil.
 	lastThrsw *Inst
@@ -69,12 +71,23 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	}
 	s.cur = s.newBlock()
 	s.p.ResetUniforms = texInLoop(f.Body, false)
+	// Registers RegAlloc may use: r0–r2 and both files (halves when
+	// threaded, RegisterLimit when set), less the scratch base and the
+	// stream base a batch may also need.
+	fileRegs := 32
+	if s.p.Threaded {
+		fileRegs = 16
+	}
+	if opts.RegisterLimit > 0 && opts.RegisterLimit < fileRegs {
+		fileRegs = opts.RegisterLimit
+	}
+	s.batchOperands = 2*fileRegs + 3 - 2
 	s.uses, s.pre = countUses(f), map[*ir.Instr]Reg{}
 	s.fused = fusableCompares(f, s.uses)
 	s.loopFused = loopCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
 	s.ifFused = ifCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
-	s.planUniforms()
-	s.hoist()
+	s.planInputs()
+	s.hoistBuffers()
 	s.maskInvalidLanes()
 	s.nodes(f.Body)
 	if s.lastThrsw != nil {
@@ -88,6 +101,7 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	}
 	deadCode(s.p)
 	sinkSingleUse(s.p)
+	sinkInputReads(s.p)
 	return s.p, nil
 }
 
@@ -337,60 +351,6 @@ func (s *selector) add(in *Inst) *Inst {
 	return in
 }
 
-// planUniforms decides where each uniform is read. The stream is read in
-// code order, so a read may stay where the IR has it only if it executes
-// exactly once: in a top-level block (never skipped or repeated), and only
-// when no texture fetch sits in a loop (those rewind the stream pointer
-// and may be skipped). Such a read with a single user that is one plain
-// ALU op or output write is folded into that instruction as its UNIFORM
-// operand (vc4 reads uniforms the same way); the others are hoisted to
-// the start of the entry block.
-func (s *selector) planUniforms() {
-	s.atUse, s.folded, s.foldedEntry = map[*ir.Instr]bool{}, map[*ir.Instr]bool{}, map[*ir.Instr]int{}
-	if s.p.ResetUniforms {
-		return
-	}
-	top := map[*ir.Instr]bool{}
-	for _, n := range s.f.Body {
-		if b, ok := n.(*ir.Block); ok {
-			for _, in := range b.Instrs {
-				top[in] = true
-			}
-		}
-	}
-	uses := s.uses
-	user := map[*ir.Instr]*ir.Instr{}
-	s.f.Walk(func(in *ir.Instr) {
-		for _, a := range in.Args {
-			user[a] = in
-		}
-	})
-	s.f.Walk(func(in *ir.Instr) {
-		if in.Op != ir.OpLoadUniform || !top[in] || in.Type.Base == ir.BaseBool {
-			return
-		}
-		s.atUse[in] = true
-		u := user[in]
-		if uses[in] != 1 || !top[u] {
-			return
-		}
-		_, bin := binary[u.Op]
-		_, un := unary[u.Op]
-		if !(bin || un || u.Op == ir.OpStoreOutput) {
-			return
-		}
-		n := 0
-		for _, a := range u.Args {
-			if a.Op == ir.OpLoadUniform {
-				n++
-			}
-		}
-		if n == 1 {
-			s.folded[in] = true
-		}
-	})
-}
-
 func (s *selector) emit(op Op, dst, a, b Reg) *Inst { return s.add(newInst(op, dst, a, b)) }
 
 func (s *selector) mov(dst, src Reg) *Inst { return s.emit(OpMov, dst, src, Reg{}) }
@@ -428,79 +388,6 @@ func (s *selector) setFlags(r Reg) {
 	in.SF = true
 }
 
-// hoist reads every uniform, varying and attribute once, at the start of
-// the entry block, in stream order.
-func (s *selector) hoist() {
-	var unifs, attrs []*ir.Instr
-	varyings := map[int][]*ir.Instr{}
-	maxVary := -1
-	s.f.Walk(func(in *ir.Instr) {
-		switch in.Op {
-		case ir.OpLoadUniform:
-			unifs = append(unifs, in)
-		case ir.OpLoadAttribute:
-			attrs = append(attrs, in)
-		case ir.OpLoadVarying:
-			varyings[in.Index] = append(varyings[in.Index], in)
-			if in.Index > maxVary {
-				maxVary = in.Index
-			}
-		}
-	})
-	readUniform := func(e ir.UniformEntry) Reg {
-		t := s.p.NewTemp()
-		in := s.mov(t, Spec(SpecUniform))
-		in.Uniform = len(s.p.UniformTable)
-		s.p.UniformTable = append(s.p.UniformTable, e)
-		return t
-	}
-	for _, in := range unifs {
-		if s.atUse[in] {
-			continue
-		}
-		t := readUniform(in.Uniform)
-		if in.Type.Base == ir.BaseBool {
-			t = s.normBool(t)
-		}
-		s.vals[in] = t
-	}
-	if s.p.ResetUniforms {
-		s.streamBase = readUniform(ir.UniformEntry{Kind: ir.UniformStreamAddress})
-	}
-	s.hoistBuffers(readUniform)
-	for i := 0; i <= maxVary; i++ {
-		if len(varyings[i]) == 0 {
-			s.mov(nop, Spec(SpecVarying))
-			continue
-		}
-		t := s.p.NewTemp()
-		s.mov(t, Spec(SpecVarying))
-		for _, in := range varyings[i] {
-			s.vals[in] = t
-		}
-	}
-	sort.SliceStable(attrs, func(i, j int) bool {
-		return 4*attrs[i].Index+attrs[i].Comp < 4*attrs[j].Index+attrs[j].Comp
-	})
-	next := -1
-	words := map[int]Reg{}
-	for _, in := range attrs {
-		w := 4*in.Index + in.Comp
-		if t, ok := words[w]; ok {
-			s.vals[in] = t
-			continue
-		}
-		if w != next {
-			s.li(Magic(isa.WaddrVPMRSetup), uint32(w))
-		}
-		t := s.p.NewTemp()
-		s.mov(t, Spec(SpecVPM))
-		words[w] = t
-		s.vals[in] = t
-		next = w + 1
-	}
-}
-
 // normBool turns any non-zero value into 1.
 func (s *selector) normBool(v Reg) Reg {
 	t := s.p.NewTemp()
@@ -513,16 +400,13 @@ func (s *selector) normBool(v Reg) Reg {
 // val returns the operand holding v's value.
 func (s *selector) val(v *ir.Instr) Reg {
 	if r, ok := s.vals[v]; ok {
-		if e, ok := s.foldedEntry[v]; ok {
-			if s.pendingU >= 0 {
-				s.fail("BUG: two folded uniforms in one instruction")
-			}
-			s.pendingU = e
-		}
 		return r
 	}
-	if v.Op == ir.OpConst {
+	switch v.Op {
+	case ir.OpConst:
 		return s.constant(v.Const[0])
+	case ir.OpLoadUniform, ir.OpLoadVarying, ir.OpLoadAttribute:
+		return s.readInput(v)
 	}
 	s.fail("%%%d (%v) used before it is defined", v.ID, v.Op)
 	return imm(0)
@@ -544,9 +428,15 @@ func (s *selector) nodes(ns []ir.Node) {
 			}
 			s.block = nil
 		case *ir.If:
+			s.readInputsOf(n)
+			s.nest++
 			s.ifNode(n)
+			s.nest--
 		case *ir.Loop:
+			s.readInputsOf(n)
+			s.nest++
 			s.loop(n)
+			s.nest--
 		default:
 			s.fail("unknown control-flow node %T", n)
 		}
@@ -837,6 +727,13 @@ func (s *selector) def(in *ir.Instr) Reg {
 }
 
 func (s *selector) instr(in *ir.Instr) {
+	// Inputs this instruction reads for the first time are read now,
+	// before its result's temp exists (folded ones as its operand).
+	for _, a := range in.Args {
+		if _, ok := s.vals[a]; !ok && isInputLoad(a.Op) && !s.in.folded[a] {
+			s.val(a)
+		}
+	}
 	if op, ok := binary[in.Op]; ok {
 		s.emit(op, s.def(in), s.val(in.Args[0]), s.val(in.Args[1]))
 		return
@@ -857,20 +754,9 @@ func (s *selector) instr(in *ir.Instr) {
 			t := s.def(in)
 			s.li(t, in.Const[0])
 		}
-	case ir.OpLoadUniform:
-		if !s.atUse[in] {
-			return // hoisted
-		}
-		entry := len(s.p.UniformTable)
-		s.p.UniformTable = append(s.p.UniformTable, in.Uniform)
-		if s.folded[in] {
-			s.vals[in] = Spec(SpecUniform)
-			s.foldedEntry[in] = entry
-			return
-		}
-		s.mov(s.def(in), Spec(SpecUniform)).Uniform = entry
-	case ir.OpLoadVarying, ir.OpLoadAttribute:
-		// hoisted
+	case ir.OpLoadUniform, ir.OpLoadVarying, ir.OpLoadAttribute:
+		// Read at the first use (readInput), or before the If/Loop that
+		// uses it first.
 	case ir.OpIMul:
 		s.imul(s.def(in), s.val(in.Args[0]), s.val(in.Args[1]))
 	case ir.OpBNot:
@@ -1146,6 +1032,15 @@ func (s *selector) texture(in *ir.Instr) {
 	for k, t := range batch {
 		entry := len(s.p.UniformTable)
 		s.p.UniformTable = append(s.p.UniformTable, ir.UniformEntry{Kind: ir.UniformTexture, Index: uint32(t.Index)})
+		if s.p.ResetUniforms {
+			// Each request rewinds the stream to its own descriptor.
+			// The offset goes through r3 (as spill addresses do), not a
+			// temp: a temp defined and read inside the batch could not
+			// be spilled (fills go before the whole batch).
+			li := s.li(Acc(fixupAcc), 0)
+			li.ImmUniformPos, li.Group = entry, g
+			s.emit(AddOp(isa.OpADD), Magic(isa.WaddrUniformsAdr), s.streamBase, Acc(fixupAcc)).Group = g
+		}
 		s.textureRequest(t, args[k], entry, g)
 	}
 	s.textureResults(batch, g)
@@ -1153,24 +1048,46 @@ func (s *selector) texture(in *ir.Instr) {
 
 // textureBatch returns in and the texture fetches after it in the same IR
 // block that can be queued together with it: at most four in all, each
-// with every operand already selected (so none depends on an earlier
-// fetch or on anything between), stopping at any instruction with an
-// effect or another TMU use (load_storage), and never when the uniform
-// stream is rewound (each fetch then rewinds UNIFORMS_ADDRESS itself).
+// with every operand already selected or computable early from plain
+// arithmetic (so none depends on an earlier fetch's result), looking past
+// output writes and discards (they touch neither the TMU nor the uniform
+// stream, and a fetch moved above them reads nothing they change) and
+// stopping at any other effect or TMU use (load_storage). When the
+// uniform stream is rewound each request of the batch rewinds it to its
+// own descriptor.
 func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
 	batch := []*ir.Instr{in}
-	if s.p.ResetUniforms || s.block == nil || s.pos >= len(s.block) || s.block[s.pos] != in {
+	if s.block == nil || s.pos >= len(s.block) || s.block[s.pos] != in {
 		return batch
+	}
+	operands := map[*ir.Instr]bool{}
+	fits := func(t *ir.Instr) bool {
+		n := len(operands)
+		for _, a := range t.Args {
+			if !operands[a] {
+				n++
+			}
+		}
+		return n <= s.batchOperands
+	}
+	for _, a := range in.Args {
+		operands[a] = true
 	}
 	for _, next := range s.block[s.pos+1:] {
 		if len(batch) == tmuFIFODepth {
 			break
+		}
+		if next.Op == ir.OpStoreOutput || next.Op == ir.OpDiscardIf {
+			continue
 		}
 		if !next.Op.IsPure() || next.Op == ir.OpLoadStorage {
 			break
 		}
 		if next.Op != ir.OpTexture || s.tex[next] != nil {
 			continue
+		}
+		if !fits(next) {
+			break // at a low register limit: fewer fetches in flight
 		}
 		if deps, ok := s.coordinateDeps(next); ok {
 			for _, d := range deps {
@@ -1181,6 +1098,9 @@ func (s *selector) textureBatch(in *ir.Instr) []*ir.Instr {
 				s.instr(d)
 			}
 			batch = append(batch, next)
+			for _, a := range next.Args {
+				operands[a] = true
+			}
 		}
 	}
 	return batch
@@ -1203,6 +1123,11 @@ func (s *selector) coordinateDeps(next *ir.Instr) (deps []*ir.Instr, ok bool) {
 		if _, ok := s.vals[v]; ok || v.Op == ir.OpConst || need[v] {
 			return true
 		}
+		if isInputLoad(v.Op) && s.nest == 0 {
+			// Read when its user is selected (inputs.go): at top level
+			// an earlier read is as good.
+			return true
+		}
 		if _, ok := inBlock[v]; !ok || s.early[v] {
 			// Defined elsewhere and not selected: not available.
 			return false
@@ -1211,7 +1136,7 @@ func (s *selector) coordinateDeps(next *ir.Instr) (deps []*ir.Instr, ok bool) {
 		case ir.OpTexture, ir.OpExtract, ir.OpLoadStorage, ir.OpPhi, ir.OpFDdx, ir.OpFDdy:
 			return false
 		}
-		if !v.Op.IsPure() || s.folded[v] || s.atUse[v] {
+		if !v.Op.IsPure() {
 			return false
 		}
 		for _, a := range v.Args {

@@ -105,7 +105,9 @@ func TestSelectFusesCompareIntoSelect(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := p.String()
-	for _, w := range []string{"fsub.setf nop, t0, t2", "mov t3, t1", "mov.ifzs t3, t0", "mov.ifcs t3, t0"} {
+	// t0: the constant (selected where the IR has it); t1, t2: the
+	// uniforms, read at their first use, the select.
+	for _, w := range []string{"fsub.setf nop, t1, t0", "mov t3, t2", "mov.ifzs t3, t1", "mov.ifcs t3, t1"} {
 		if !strings.Contains(text, w) {
 			t.Fatalf("missing %q in\n%s", w, text)
 		}
@@ -128,7 +130,8 @@ func TestSelectFoldsSingleUseUniform(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := p.String()
-	for _, want := range []string{"mov t1, unif [u1]", "fmul t2, t0, unif [u0]"} {
+	// The varying is read where it is used, so it folds into the fmul too.
+	for _, want := range []string{"mov t1, unif [u1]", "fmul t0, vary, unif [u0]"} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("missing %q in\n%s", want, text)
 		}

@@ -4,19 +4,24 @@ package ir
 // are all defined outside a loop from the loop body to just before the
 // loop, so they run once instead of once per iteration.
 //
-// Two places in the body are searched: its top-level blocks, which a lane
-// active at the loop's entry executes at least once (the body runs before
-// Cond is first tested), and the top-level blocks of the loop's guard, an
-// If of the body's top level whose condition is Cond itself: that is how
-// for and while loops are lowered (test, then `if (cond) { body }`), and
-// its blocks run on every iteration but the last test. Hoisting from the
-// guard computes the values once even for a lane that runs no iteration;
-// they are pure and cannot fault, so only that one computation is wasted.
-// Instructions inside any other If may never run and stay. Memory reads (texture fetches, load_storage) and derivatives stay
-// too: the TMU FIFO discipline and the neighbour lanes a derivative reads
-// belong to their place in the loop. Inner loops are processed first, so
-// code an inner loop hoists into the outer body can leave the outer loop
-// as well.
+// Every block of the body is searched, at any depth of If nesting: the
+// top-level blocks, which a lane active at the loop's entry executes at
+// least once (the body runs before Cond is first tested), the blocks of
+// the loop's guard (how for and while loops are lowered: test, then
+// `if (cond) { body }`), and those of any other If. Code under an If may
+// not run at all, so moving it out is speculation; that is safe for the
+// instructions licmMovable allows: they are pure and cannot fault (the ISA
+// has no traps: division by zero, overflow and NaN all give values), and
+// the back end computes an If's code in every lane anyway (masked, not
+// branched per lane), so only the one computation before the loop can be
+// wasted. Memory reads (texture fetches, load_storage: a guarded index may
+// be out of bounds), derivatives (they read neighbour lanes) and effects
+// (discard, stores) stay where they are: the TMU FIFO discipline, the
+// lanes a derivative sees and what a discard depends on belong to their
+// place. Inner loops are processed first, so code an inner loop hoists
+// into the outer body (or into an If in it) can leave the outer loop as
+// well; blocks inside a nested loop are not searched again (what is left
+// there depends on that loop).
 func LICM(f *Func) {
 	f.Body = licmList(f, f.Body)
 }
@@ -61,22 +66,7 @@ func hoistInvariants(l *Loop) []*Instr {
 	}
 	walkNodes(l.Body, func(in *Instr) { inLoop[in] = true })
 	var hoisted []*Instr
-	var blocks []*Block
-	for _, n := range l.Body {
-		switch n := n.(type) {
-		case *Block:
-			blocks = append(blocks, n)
-		case *If:
-			if n.Cond != l.Cond {
-				continue
-			}
-			for _, m := range n.Then {
-				if b, ok := m.(*Block); ok {
-					blocks = append(blocks, b)
-				}
-			}
-		}
-	}
+	blocks := bodyBlocks(l.Body, nil)
 	for _, b := range blocks {
 		kept := b.Instrs[:0]
 		for _, in := range b.Instrs {
@@ -99,4 +89,20 @@ func invariantArgs(in *Instr, inLoop map[*Instr]bool) bool {
 		}
 	}
 	return true
+}
+
+// bodyBlocks appends the blocks of nodes and of the Ifs nested in them, in
+// program order (so a definition is seen before its uses), without
+// entering nested loops.
+func bodyBlocks(nodes []Node, out []*Block) []*Block {
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case *Block:
+			out = append(out, n)
+		case *If:
+			out = bodyBlocks(n.Then, out)
+			out = bodyBlocks(n.Else, out)
+		}
+	}
+	return out
 }

@@ -64,8 +64,9 @@ type IOLayout struct {
 //     become shifts and adds (StrengthReduce).
 //   - constfold4, copyprop3, dce3: small branch-free Ifs, now that DCE
 //     has emptied them, become selects.
-//   - licm: pure instructions of a loop body's top level whose operands
-//     come from outside the loop move before it (LICM).
+//   - licm: pure instructions of a loop body (at any If depth, after
+//     nested loops' own) whose operands come from outside the loop move
+//     before it; memory reads, derivatives and effects stay (LICM).
 var Passes = []Pass{
 	{"inline", func(f *Func, _ *Options) error { return Inline(f) }},
 	{"copyprop", func(f *Func, _ *Options) error { CopyProp(f); return nil }},

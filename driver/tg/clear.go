@@ -65,7 +65,7 @@ func (c *Context) Clear(buffers pipe.ClearMask, color [4]float32, depth float32,
 	}
 	if buffers&pipe.ClearColor != 0 {
 		j.clearMask |= pipe.ClearColor
-		j.clearColor = packColor(color)
+		j.clearColor = packClearColor(j.key.color.res, color)
 	}
 	if buffers&(pipe.ClearDepth|pipe.ClearStencil) != 0 {
 		j.clearMask |= buffers & (pipe.ClearDepth | pipe.ClearStencil)

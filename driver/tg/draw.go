@@ -522,7 +522,7 @@ func (c *Context) writeTextureDescriptor(j *job, unit uint32) (uint32, error) {
 	j.unifs = append(j.unifs, make([]byte, cl.SizeTextureDescriptor)...)
 	cl.TextureDescriptor{
 		Width: uint16(res.tmpl.Width), Height: uint16(res.tmpl.Height),
-		Format: cl.TextureFormatRGBA8888, Levels: uint8(levels),
+		Format: textureFormat(res.tmpl.Format), Levels: uint8(levels),
 		WrapS: cl.Wrap(s.WrapS), WrapT: cl.Wrap(s.WrapT),
 		MinFilter: cl.MinFilter(s.MinFilter), MagFilter: cl.MagFilter(s.MagFilter & 1),
 		Cube: res.faces == 6, FaceStride: res.faceStride, Swizzle: sw,

@@ -318,6 +318,10 @@ func (c *Context) flushJob(j *job) error {
 			BOIndex: j.boIndex[j.colorBO], Offset: s.res.imageOffset(s.face, s.level),
 			Stride: s.res.levelStride(s.level), Enabled: true, Load: !cleared, Store: true, Clear: cleared,
 		}
+		var ok bool
+		if sub.Color.Format, ok = colorFormat(s.res.tmpl.Format); !ok {
+			return fmt.Errorf("tg: a resource of format %d is not a colour render target", s.res.tmpl.Format)
+		}
 	}
 	// A depth/stencil surface nothing in the job touched is neither loaded
 	// nor stored: its memory stays as it is, and the tiles skip two copies.

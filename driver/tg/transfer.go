@@ -179,8 +179,11 @@ func (c *Context) GenerateMipmap(pr pipe.Resource, face int) error {
 		return ErrContextDestroyed
 	}
 	r, ok := pr.(*Resource)
-	if !ok || r == nil || r.bo == nil || r.tmpl.Format != pipe.FormatRGBA8 {
-		return fmt.Errorf("tg: GenerateMipmap needs an RGBA8 texture")
+	if !ok || r == nil || r.bo == nil {
+		return fmt.Errorf("tg: GenerateMipmap of an invalid resource")
+	}
+	if !boxFilterLevel(r.tmpl.Format, nil, nil, 0, 0, 0, 0) {
+		return fmt.Errorf("tg: GenerateMipmap of a resource of format %d (colour formats only)", r.tmpl.Format)
 	}
 	if face < 0 || face >= r.faces {
 		return fmt.Errorf("tg: face %d outside the texture", face)
@@ -199,17 +202,7 @@ func (c *Context) GenerateMipmap(pr pipe.Resource, face int) error {
 		dw, dh := r.levelSize(l)
 		src := r.bo.Map[r.imageOffset(face, l-1):]
 		dst := r.bo.Map[r.imageOffset(face, l):]
-		for y := 0; y < dh; y++ {
-			y0, y1 := min(2*y, sh-1), min(2*y+1, sh-1)
-			for x := 0; x < dw; x++ {
-				x0, x1 := min(2*x, sw-1), min(2*x+1, sw-1)
-				for ch := 0; ch < 4; ch++ {
-					s := int(src[(y0*sw+x0)*4+ch]) + int(src[(y0*sw+x1)*4+ch]) +
-						int(src[(y1*sw+x0)*4+ch]) + int(src[(y1*sw+x1)*4+ch])
-					dst[(y*dw+x)*4+ch] = byte((s + 2) / 4)
-				}
-			}
-		}
+		boxFilterLevel(r.tmpl.Format, dst, src, dw, dh, sw, sh)
 	}
 	return nil
 }

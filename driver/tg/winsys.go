@@ -30,6 +30,8 @@ package tg
 import (
 	"errors"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw/cl"
 )
 
 // ErrNoMemory is returned by Winsys.CreateBO when the kernel is out of memory;
@@ -113,6 +115,7 @@ type BORef struct {
 type RenderTarget struct {
 	BOIndex, Offset, Stride     uint32
 	Enabled, Load, Store, Clear bool
+	Format                      cl.ColorFormat // colour target: hardware.md §4.4.1
 }
 
 // Submit is everything one SUBMIT_CL needs.

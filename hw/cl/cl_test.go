@@ -164,7 +164,7 @@ func TestDocumentedSizes(t *testing.T) {
 		0: {"HALT", 1}, 1: {"NOP", 1}, 2: {"MARKER", 5}, 4: {"FLUSH", 1}, 5: {"FLUSH_ALL_STATE", 1}, 6: {"START_TILE_BINNING", 1},
 		16: {"BRANCH", 5}, 17: {"BRANCH_TO_SUB_LIST", 5}, 18: {"RETURN_FROM_SUB_LIST", 1},
 		28: {"STORE_TILE_BUFFER_GENERAL", 10}, 29: {"LOAD_TILE_BUFFER_GENERAL", 10},
-		32: {"INDEXED_PRIMITIVE_LIST", 14}, 33: {"VERTEX_ARRAY_PRIMITIVES", 10},
+		32: {"INDEXED_PRIMITIVE_LIST", 14}, 33: {"VERTEX_ARRAY_PRIMITIVES", 10}, 40: {"VERTEX_ARRAY_PRIMITIVES_INDIRECT", 10},
 		64: {"GL_SHADER_STATE", 6}, 96: {"CONFIGURATION_BITS", 4}, 97: {"FLAT_SHADE_FLAGS", 5},
 		98: {"POINT_SIZE", 5}, 99: {"LINE_WIDTH", 5}, 101: {"DEPTH_OFFSET", 9}, 102: {"CLIP_WINDOW", 9},
 		103: {"VIEWPORT_OFFSET", 9}, 104: {"CLIPPER_Z_SCALE_AND_OFFSET", 9}, 105: {"CLIPPER_XY_SCALING", 9},
@@ -197,7 +197,7 @@ func TestAddressFields(t *testing.T) {
 	want := map[uint8][]int{
 		OpBranch: {1}, OpBranchToSubList: {1},
 		OpStoreTileBufferGeneral: {2}, OpLoadTileBufferGeneral: {2},
-		OpIndexedPrimitiveList: {6}, OpGLShaderState: {1},
+		OpIndexedPrimitiveList: {6}, OpVertexArrayPrimitivesIndirect: {2}, OpGLShaderState: {1},
 		OpTileBinningModeConfiguration: {1},
 	}
 	for op := 0; op < 256; op++ {

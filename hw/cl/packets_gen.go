@@ -214,9 +214,13 @@ type ColorFormat uint8
 
 const (
 	ColorFormatRGBA8888 ColorFormat = 0 // RGBA8888
+	ColorFormatRGB565   ColorFormat = 1 // RGB565
+	ColorFormatRGBA4444 ColorFormat = 2 // RGBA4444
+	ColorFormatRGBA5551 ColorFormat = 3 // RGBA5551
+	ColorFormatRGBX8888 ColorFormat = 4 // RGBX8888
 )
 
-var enumColorFormat = Enum{Name: "ColorFormat", Values: []string{"RGBA8888"}}
+var enumColorFormat = Enum{Name: "ColorFormat", Values: []string{"RGBA8888", "RGB565", "RGBA4444", "RGBA5551", "RGBX8888"}}
 
 // String returns the decoder text of v ("ColorFormat(n)" for undefined values).
 func (v ColorFormat) String() string { return enumColorFormat.ValueName(uint64(v)) }
@@ -231,9 +235,14 @@ type TextureFormat uint8
 
 const (
 	TextureFormatRGBA8888 TextureFormat = 0 // RGBA8888
+	TextureFormatRGB565   TextureFormat = 1 // RGB565
+	TextureFormatRGBA4444 TextureFormat = 2 // RGBA4444
+	TextureFormatRGBA5551 TextureFormat = 3 // RGBA5551
+	TextureFormatDepth24  TextureFormat = 4 // DEPTH24
+	TextureFormatRGBA16F  TextureFormat = 5 // RGBA16F
 )
 
-var enumTextureFormat = Enum{Name: "TextureFormat", Values: []string{"RGBA8888"}}
+var enumTextureFormat = Enum{Name: "TextureFormat", Values: []string{"RGBA8888", "RGB565", "RGBA4444", "RGBA5551", "DEPTH24", "RGBA16F"}}
 
 // String returns the decoder text of v ("TextureFormat(n)" for undefined values).
 func (v TextureFormat) String() string { return enumTextureFormat.ValueName(uint64(v)) }
@@ -414,6 +423,7 @@ const (
 	OpLoadTileBufferGeneral          uint8 = 29  // LOAD_TILE_BUFFER_GENERAL
 	OpIndexedPrimitiveList           uint8 = 32  // INDEXED_PRIMITIVE_LIST
 	OpVertexArrayPrimitives          uint8 = 33  // VERTEX_ARRAY_PRIMITIVES
+	OpVertexArrayPrimitivesIndirect  uint8 = 40  // VERTEX_ARRAY_PRIMITIVES_INDIRECT
 	OpGLShaderState                  uint8 = 64  // GL_SHADER_STATE
 	OpConfigurationBits              uint8 = 96  // CONFIGURATION_BITS
 	OpFlatShadeFlags                 uint8 = 97  // FLAT_SHADE_FLAGS
@@ -450,6 +460,7 @@ const (
 	SizeLoadTileBufferGeneral          = 10
 	SizeIndexedPrimitiveList           = 14
 	SizeVertexArrayPrimitives          = 10
+	SizeVertexArrayPrimitivesIndirect  = 10
 	SizeGLShaderState                  = 6
 	SizeConfigurationBits              = 4
 	SizeFlatShadeFlags                 = 5
@@ -1534,6 +1545,73 @@ var layoutVertexArrayPrimitives = Layout{
 	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
+// VertexArrayPrimitivesIndirect is the control-list record VERTEX_ARRAY_PRIMITIVES_INDIRECT.
+type VertexArrayPrimitivesIndirect struct {
+	Mode     PrimitiveMode
+	Address  uint32
+	MaxIndex uint32
+}
+
+// Opcode returns OpVertexArrayPrimitivesIndirect.
+func (VertexArrayPrimitivesIndirect) Opcode() uint8 { return OpVertexArrayPrimitivesIndirect }
+
+// Size returns SizeVertexArrayPrimitivesIndirect, the packed size in bytes.
+func (VertexArrayPrimitivesIndirect) Size() int { return SizeVertexArrayPrimitivesIndirect }
+
+// Pack writes the packed VERTEX_ARRAY_PRIMITIVES_INDIRECT to dst[:SizeVertexArrayPrimitivesIndirect]. dst must hold at least SizeVertexArrayPrimitivesIndirect bytes.
+func (r VertexArrayPrimitivesIndirect) Pack(dst []byte) {
+	_ = dst[SizeVertexArrayPrimitivesIndirect-1]
+	dst[0] = OpVertexArrayPrimitivesIndirect
+	dst[1] = byte(r.Mode)
+	binary.LittleEndian.PutUint32(dst[2:], r.Address)
+	binary.LittleEndian.PutUint32(dst[6:], r.MaxIndex)
+}
+
+// Unpack decodes a packed VERTEX_ARRAY_PRIMITIVES_INDIRECT from src, which must hold at least SizeVertexArrayPrimitivesIndirect bytes and start with OpVertexArrayPrimitivesIndirect.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *VertexArrayPrimitivesIndirect) Unpack(src []byte) error {
+	if len(src) < SizeVertexArrayPrimitivesIndirect {
+		return errShort(&layoutVertexArrayPrimitivesIndirect, len(src))
+	}
+	if src[0] != OpVertexArrayPrimitivesIndirect {
+		return errOpcode(&layoutVertexArrayPrimitivesIndirect, src[0])
+	}
+	r.Mode = PrimitiveMode(src[1])
+	r.Address = binary.LittleEndian.Uint32(src[2:])
+	r.MaxIndex = binary.LittleEndian.Uint32(src[6:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r VertexArrayPrimitivesIndirect) String() string {
+	var b [SizeVertexArrayPrimitivesIndirect]byte
+	r.Pack(b[:])
+	return layoutVertexArrayPrimitivesIndirect.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r VertexArrayPrimitivesIndirect) Check() error {
+	if !r.Mode.Valid() {
+		return errEnum(&layoutVertexArrayPrimitivesIndirect, 0, uint64(r.Mode))
+	}
+	return nil
+}
+
+var layoutVertexArrayPrimitivesIndirect = Layout{
+	Name:   "VERTEX_ARRAY_PRIMITIVES_INDIRECT",
+	GoName: "VertexArrayPrimitivesIndirect",
+	Opcode: OpVertexArrayPrimitivesIndirect,
+	Size:   SizeVertexArrayPrimitivesIndirect,
+	Lists:  ListBin,
+	Fields: []Field{
+		{Name: "Mode", Text: "mode", Start: 8, Width: 8, Kind: KindEnum, Enum: &enumPrimitiveMode},
+		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
+		{Name: "MaxIndex", Text: "max_index", Start: 48, Width: 32, Kind: KindUint},
+	},
+	AddressOffsets: []int{2},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
 // GLShaderState is the control-list record GL_SHADER_STATE.
 type GLShaderState struct {
 	Address        uint32
@@ -2557,6 +2635,7 @@ type TileRenderingModeConfiguration struct {
 	Width         uint16
 	Height        uint16
 	Multisample4x bool
+	DisableHSR    bool
 	ColorFormat   ColorFormat
 }
 
@@ -2572,7 +2651,7 @@ func (r TileRenderingModeConfiguration) Pack(dst []byte) {
 	dst[0] = OpTileRenderingModeConfiguration
 	binary.LittleEndian.PutUint16(dst[1:], uint16(r.Width))
 	binary.LittleEndian.PutUint16(dst[3:], uint16(r.Height))
-	dst[5] = byte(b2u(r.Multisample4x)) | byte((uint32(r.ColorFormat)&0xf)<<4)
+	dst[5] = byte(b2u(r.Multisample4x)) | byte(b2u(r.DisableHSR)<<1) | byte((uint32(r.ColorFormat)&0xf)<<4)
 }
 
 // Unpack decodes a packed TILE_RENDERING_MODE_CONFIGURATION from src, which must hold at least SizeTileRenderingModeConfiguration bytes and start with OpTileRenderingModeConfiguration.
@@ -2587,6 +2666,7 @@ func (r *TileRenderingModeConfiguration) Unpack(src []byte) error {
 	r.Width = binary.LittleEndian.Uint16(src[1:])
 	r.Height = binary.LittleEndian.Uint16(src[3:])
 	r.Multisample4x = src[5]&0x1 != 0
+	r.DisableHSR = src[5]>>1&0x1 != 0
 	r.ColorFormat = ColorFormat(src[5] >> 4 & 0xf)
 	return nil
 }
@@ -2601,7 +2681,7 @@ func (r TileRenderingModeConfiguration) String() string {
 // Check reports the first enum field of r holding a value the hardware does not define.
 func (r TileRenderingModeConfiguration) Check() error {
 	if !r.ColorFormat.Valid() {
-		return errEnum(&layoutTileRenderingModeConfiguration, 3, uint64(r.ColorFormat))
+		return errEnum(&layoutTileRenderingModeConfiguration, 4, uint64(r.ColorFormat))
 	}
 	return nil
 }
@@ -2616,9 +2696,10 @@ var layoutTileRenderingModeConfiguration = Layout{
 		{Name: "Width", Text: "width", Start: 8, Width: 16, Kind: KindUint},
 		{Name: "Height", Text: "height", Start: 24, Width: 16, Kind: KindUint},
 		{Name: "Multisample4x", Text: "multisample4x", Start: 40, Width: 1, Kind: KindBool},
+		{Name: "DisableHSR", Text: "disable_hsr", Start: 41, Width: 1, Kind: KindBool},
 		{Name: "ColorFormat", Text: "color_format", Start: 44, Width: 4, Kind: KindEnum, Enum: &enumColorFormat},
 	},
-	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x0e},
+	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x0c},
 }
 
 // ClearColors is the control-list record CLEAR_COLORS.
@@ -3285,6 +3366,7 @@ var recordLayouts = [256]*Layout{
 	OpLoadTileBufferGeneral:          &layoutLoadTileBufferGeneral,
 	OpIndexedPrimitiveList:           &layoutIndexedPrimitiveList,
 	OpVertexArrayPrimitives:          &layoutVertexArrayPrimitives,
+	OpVertexArrayPrimitivesIndirect:  &layoutVertexArrayPrimitivesIndirect,
 	OpGLShaderState:                  &layoutGLShaderState,
 	OpConfigurationBits:              &layoutConfigurationBits,
 	OpFlatShadeFlags:                 &layoutFlatShadeFlags,
@@ -3355,6 +3437,8 @@ func newRecord(op uint8) Record {
 		return &IndexedPrimitiveList{}
 	case OpVertexArrayPrimitives:
 		return &VertexArrayPrimitives{}
+	case OpVertexArrayPrimitivesIndirect:
+		return &VertexArrayPrimitivesIndirect{}
 	case OpGLShaderState:
 		return &GLShaderState{}
 	case OpConfigurationBits:
@@ -3452,6 +3536,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		var r VertexArrayPrimitives
 		err := r.Unpack(b)
 		return r, err
+	case OpVertexArrayPrimitivesIndirect:
+		var r VertexArrayPrimitivesIndirect
+		err := r.Unpack(b)
+		return r, err
 	case OpGLShaderState:
 		var r GLShaderState
 		err := r.Unpack(b)
@@ -3547,6 +3635,7 @@ var allRecords = []Record{
 	LoadTileBufferGeneral{},
 	IndexedPrimitiveList{},
 	VertexArrayPrimitives{},
+	VertexArrayPrimitivesIndirect{},
 	GLShaderState{},
 	ConfigurationBits{},
 	FlatShadeFlags{},

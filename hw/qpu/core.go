@@ -64,6 +64,29 @@ const (
 	StageCompute // a compute batch: up to 16 invocations of one workgroup (compute.go)
 )
 
+// MaxStages bounds the Stage values Core.Counts is indexed by (stages are
+// masked into it, so a stage added later cannot index out of range).
+const MaxStages = 8
+
+// StageCounts is what a core counted for one shader stage.
+type StageCounts struct {
+	// DualIssued: ALU instructions in which both the add and the mul unit
+	// ran an operation (the model issues one instruction per cycle, so
+	// DualIssued/instructions is the dual-issue occupancy).
+	DualIssued uint64
+	// SFUOps: writes to the SFU (RECIP, RECIPSQRT, EXP2, LOG2), one per
+	// 16-lane instruction and unit.
+	SFUOps uint64
+	// TMULanes: lanes of texture fetches (TMU_S writes).
+	TMULanes uint64
+	// TMUTexels: texel words the core's TMU read to filter those fetches
+	// (1 per nearest sample, 4 per bilinear one).
+	TMUTexels uint64
+	// TMUPageMisses: accesses of the core's TMU (texels and descriptor
+	// words) that missed its page cache and walked the MMU.
+	TMUPageMisses uint64
+}
+
 // Batch is one 16-lane thread: inputs filled by the caller, results filled
 // by Run. The caller reuses one Batch per worker; Run does not allocate.
 type Batch struct {
@@ -142,6 +165,14 @@ type Core struct {
 	// flags and special writes still run in Go; a subset of
 	// XlatInstructions. The owner reads and resets it.
 	NativeInstructions uint64
+
+	// Counts holds, per shader stage (indexed by Batch.Stage), the QPU and
+	// TMU work of this core's batches that the GPU's counter block reports
+	// (hw/perf.go); the owner reads and resets it.
+	Counts [MaxStages]StageCounts
+	// dual counts the dual-issued instructions of the running batch; Run
+	// adds it to Counts at the end.
+	dual uint64
 
 	// tabs[t] maps the operand indices of translated code to the arrays
 	// they name for register-file half t (translate.go).
@@ -272,12 +303,16 @@ func (c *Core) Run(p *Program, b *Batch) error {
 	if err := c.begin(p, b); err != nil {
 		return err
 	}
+	var err error
 	if x := p.xlat.Load(); x != nil && !c.Interpreted {
-		err := c.runTranslated(p, x, b)
+		err = c.runTranslated(p, x, b)
 		runtime.KeepAlive(x) // its native code must stay mapped while it runs
-		return err
+	} else {
+		err = c.interpret(p, b)
 	}
-	return c.interpret(p, b)
+	c.Counts[b.Stage%MaxStages].DualIssued += c.dual
+	c.dual = 0
+	return err
 }
 
 // begin resets the core's and the batch's state for a run of p.
@@ -362,6 +397,9 @@ func (c *Core) step(p *Program, pc int32, b *Batch) (next int32, end bool, err e
 	next = pc + 1
 	switch in.kind {
 	case kindALU:
+		if in.dualIssue() {
+			c.dual++
+		}
 		if err := c.alu(in, b); err != nil {
 			return 0, true, c.located(in, err)
 		}
@@ -738,6 +776,7 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 			}
 		}
 	case dstSFURecip, dstSFURecipSqrt, dstSFUExp2, dstSFULog2:
+		c.Counts[b.Stage%MaxStages].SFUOps++
 		sfu(dst, mask, r, &c.sfuVal)
 		c.sfuDelay = 2
 		c.acc[4] = poisoned
@@ -837,7 +876,15 @@ func (c *Core) texFetch(mask uint16, r *[Lanes]uint32, b *Batch) error {
 	floatsFromBits(&c.tex.S, r)
 	c.tex.Mask = mask
 	c.tex.Derivatives = b.Stage == StageFragment
-	if err := c.sampler.Sample(c.mem, desc, &c.tex, &c.texOut); err != nil {
+	err = c.sampler.Sample(c.mem, desc, &c.tex, &c.texOut)
+	sc := &c.Counts[b.Stage%MaxStages]
+	sc.TMULanes += uint64(bits.OnesCount16(mask))
+	if c.tmu != nil {
+		sc.TMUTexels += c.tmu.texels
+		sc.TMUPageMisses += c.tmu.pages.fills
+		c.tmu.texels, c.tmu.pages.fills = 0, 0
+	}
+	if err != nil {
 		return err
 	}
 	for k := 0; k < 4; k++ {

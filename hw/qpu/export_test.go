@@ -134,6 +134,9 @@ func DiffRunMode(p *Program, ma, mb Mem, ba, bb *Batch, limit uint64, mode XlatM
 	if d := diffStates(snapshot(ci, ba, erri), snapshot(ct, bb, errt)); d != "" {
 		return fmt.Sprintf("mode %v:\n%s", mode, d), errt
 	}
+	if ci.Counts != ct.Counts {
+		return fmt.Sprintf("mode %v: counters differ: interpreter %+v, translation %+v", mode, ci.Counts[ba.Stage], ct.Counts[bb.Stage]), errt
+	}
 	return "", errt
 }
 

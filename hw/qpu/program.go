@@ -126,6 +126,12 @@ type inst struct {
 	addr             uint32 // address of this instruction
 }
 
+// dualIssue says whether the ALU instruction in runs an operation on both
+// units (counted as dual-issued, see StageCounts).
+func (in *inst) dualIssue() bool {
+	return in.kind == kindALU && in.opAdd != isa.OpNOP && in.opMul != isa.OpMulNOP
+}
+
 // Program is a predecoded shader. It is immutable after Load and safe to
 // share between goroutines and cores.
 type Program struct {

@@ -31,7 +31,7 @@ type Sampler interface {
 	Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32) error
 }
 
-// TMU is the texture unit of docs/hardware.md §6.2: RGBA8888 textures,
+// TMU is the texture unit of docs/hardware.md §6.2: RGBA8888 textures (other formats: texformat.go),
 // REPEAT / CLAMP_TO_EDGE / MIRRORED_REPEAT, nearest and bilinear filtering
 // with GL's u = s·W − 0.5 texel-centre convention, mipmaps with all six GL ES
 // minification filters (λ = log2 ρ of the quad, plus bias, or an explicit
@@ -61,6 +61,10 @@ type TMU struct {
 	wq [4][Lanes]float32
 	// sample2D's per-level results: level a, level b, one group.
 	ra, rb, rg [4][Lanes]float32
+
+	// texels counts the texel words read for filtering since the owning
+	// Core last took it (StageCounts.TMUTexels).
+	texels uint64
 
 	// inRun: a Core has called beginRun, so pages stays valid until the
 	// core flushes it instead of being emptied at every fetch.
@@ -94,6 +98,9 @@ func (u *TMU) Sample(m Mem, desc uint32, req *TexRequest, out *[4][Lanes]float32
 		return err
 	}
 	d := &u.d
+	if d.Format != cl.TextureFormatRGBA8888 {
+		return u.sampleLanes(req, out) // other formats: texformat.go
+	}
 	if !d.Cube && d.Levels == 1 && int(d.MinFilter) == int(d.MagFilter) {
 		return u.sampleSingleLevel(req, out)
 	}
@@ -533,6 +540,7 @@ func (u *TMU) bilinearLevel(n int, mask uint16, S, T *[Lanes]float32, out *[4][L
 		wq[3][l] = float32(alpha * beta)
 	}
 	filterBilinear(tx, wq, out)
+	u.texels += 4 * uint64(bits.OnesCount16(mask&^slow)) // the slow lanes counted in sampleLevel
 	for ; slow != 0; slow &= slow - 1 {
 		l := bits.TrailingZeros16(slow)
 		out[0][l], out[1][l], out[2][l], out[3][l] = slowRGBA[l][0], slowRGBA[l][1], slowRGBA[l][2], slowRGBA[l][3]
@@ -592,7 +600,7 @@ func (u *TMU) load(m Mem, desc uint32) error {
 		return fmt.Errorf("texture descriptor at %#x: "+format, append([]any{desc}, args...)...)
 	}
 	switch {
-	case d.Format != cl.TextureFormatRGBA8888:
+	case !knownTextureFormat(d.Format):
 		return bad("unsupported format %d", d.Format)
 	case d.Width == 0 || d.Height == 0:
 		return bad("size %dx%d", d.Width, d.Height)
@@ -618,7 +626,7 @@ func (u *TMU) load(m Mem, desc uint32) error {
 		u.lw[n] = max(1, int(d.Width)>>n)
 		u.lh[n] = max(1, int(d.Height)>>n)
 		u.loff[n] = off
-		off += uint32(u.lw[n] * u.lh[n] * 4)
+		off += uint32(u.lw[n] * u.lh[n] * texelBytes(d.Format))
 	}
 	u.identitySwizzle = d.Swizzle == identitySwizzleBits
 	u.descOK = true
@@ -747,15 +755,20 @@ func wrap(i int64, size int, mode cl.Wrap) int {
 
 // sampleLevel filters level n of face f at (s, t).
 func (u *TMU) sampleLevel(n, f int, s, t float32, linear bool) ([4]float32, error) {
+	if u.d.Format != cl.TextureFormatRGBA8888 {
+		return u.sampleLevelFormat(n, f, s, t, linear)
+	}
 	w, h := u.lw[n], u.lh[n]
 	base := u.d.Address + uint32(f)*u.d.FaceStride + u.loff[n]
 	x := float32(s * float32(w))
 	y := float32(t * float32(h))
 	if !linear {
+		u.texels++
 		i := wrap(texelIndex(x), w, u.d.WrapS)
 		j := wrap(texelIndex(y), h, u.d.WrapT)
 		return u.texel(base, w, i, j)
 	}
+	u.texels += 4
 	x = float32(x - 0.5)
 	y = float32(y - 0.5)
 	var i0, j0 int64
@@ -852,6 +865,7 @@ type pageCache struct {
 	tag      [pageCacheEntries]uint32 // VA page number + 1; 0 = empty
 	writable [pageCacheEntries]bool
 	page     [pageCacheEntries]*[4096]byte
+	fills    uint64 // misses that asked PageMem for a page (StageCounts.TMUPageMisses)
 }
 
 const pageCacheEntries = 64
@@ -871,6 +885,7 @@ func (p *pageCache) lookup(va uint32, write bool) ([]byte, bool) {
 	if p.tag[k] == vpn+1 && (!write || p.writable[k]) {
 		return p.page[k][:], true
 	}
+	p.fills++
 	pg, ok := p.pm.Page(va, write)
 	if !ok || len(pg) < 4096 {
 		p.tag[k] = 0

@@ -156,6 +156,7 @@ type xblock struct {
 	start, end int32 // code indices of the first and last instruction
 	u0, u1     int32 // uops[u0:u1]
 	n          uint64
+	dual       uint64 // of the n, instructions dual-issued (StageCounts)
 	term       uint8
 }
 
@@ -219,6 +220,9 @@ func translate(p *Program) *translation {
 			d := &p.code[j]
 			tr.inst(int32(j), d)
 			blk.end = int32(j)
+			if d.dualIssue() {
+				blk.dual++
+			}
 			if d.kind == kindBranch {
 				blk.term = termBranch
 				break
@@ -631,11 +635,17 @@ func (c *Core) runTranslated(p *Program, x *translation, b *Batch) error {
 				done := uint64(u.pc-blk.start) + 1
 				b.Instructions = steps + done
 				c.XlatInstructions += done
+				for k := blk.start; k <= u.pc; k++ {
+					if p.code[k].dualIssue() {
+						c.dual++
+					}
+				}
 				return c.located(&p.code[u.pc], err)
 			}
 		}
 		steps += blk.n
 		c.XlatInstructions += blk.n
+		c.dual += blk.dual
 		last := &p.code[blk.end]
 		next := blk.end + 1
 		switch blk.term {

@@ -38,6 +38,7 @@ type Dump struct {
 		VA     uint32
 		Write  bool
 		Engine string
+		IB     uint32 // 0: a ring packet faulted, or a dump from before MMU_FAULT_IB
 	}
 	Regs []struct {
 		Name   string
@@ -116,6 +117,7 @@ func (d *Dump) reg(name string) (uint32, bool) {
 const (
 	shaderFaultValid = 1 << 31
 	tileValid        = 1 << 31
+	cpStatusBusy     = 1 << 31
 )
 
 var stageNames = map[uint32]string{0: "vertex", 1: "coordinate", 2: "fragment"}
@@ -130,6 +132,9 @@ type failure struct {
 	stage           string
 	tileCol, tileRw int
 	haveTile        bool
+	// busyUnit: no unit is known to have failed (a hang), so the marker
+	// and tile are those of the unit the hung engine was still running.
+	busyUnit bool
 }
 
 func (d *Dump) failure() failure {
@@ -158,7 +163,41 @@ func (d *Dump) failure() failure {
 	if f.haveMarker && f.marker == 0 {
 		f.haveMarker = false // no marker passed yet
 	}
+	if !f.haveMarker && !f.haveShader && d.Fault == nil {
+		d.busyFailure(&f)
+	}
 	return f
+}
+
+// busyFailure fills f for a dump no unit is blamed in (a hang): the
+// render engine's draw is the newest marker among the cores that have
+// rendered a tile (draw ids grow through a job, and a hung draw keeps its
+// core on it), the binner's is MARKER_BIN; the render engine is chosen
+// when its CP is busy, else the binner when its CP is.
+func (d *Dump) busyFailure(f *failure) {
+	busy := func(engine string) bool {
+		v, ok := d.reg("CP_STATUS(" + engine + ")")
+		return ok && v&cpStatusBusy != 0
+	}
+	switch {
+	case busy("RENDER"):
+		for k := 0; ; k++ {
+			m, ok := d.reg(fmt.Sprintf("MARKER_CORE(%d)", k))
+			if !ok {
+				break
+			}
+			t, _ := d.reg(fmt.Sprintf("TILE_CORE(%d)", k))
+			if m == 0 || t&tileValid == 0 || (f.haveMarker && m <= f.marker) {
+				continue
+			}
+			f.core, f.marker, f.haveMarker = k, m, true
+			f.tileCol, f.tileRw, f.haveTile = int(t&0xFF), int(t>>8&0xFF), true
+		}
+	case busy("BIN"):
+		f.marker, f.haveMarker = d.reg("MARKER_BIN")
+		f.haveMarker = f.haveMarker && f.marker != 0
+	}
+	f.busyUnit = f.haveMarker
 }
 
 // Fault returns the faulting engine's name, "" without a fault.
@@ -181,7 +220,11 @@ func Decode(w io.Writer, d *Dump) error {
 		if d.Fault.Write {
 			kind = "write"
 		}
-		fmt.Fprintf(bw, "  fault: %s of VA 0x%08x by the %s engine%s\n", kind, d.Fault.VA, d.Fault.Engine, boName(d, d.Fault.VA))
+		in := ""
+		if d.Fault.IB != 0 {
+			in = fmt.Sprintf(" in the IB at 0x%08x", d.Fault.IB)
+		}
+		fmt.Fprintf(bw, "  fault: %s of VA 0x%08x by the %s engine%s%s\n", kind, d.Fault.VA, d.Fault.Engine, in, boName(d, d.Fault.VA))
 	}
 	if f.haveShader {
 		unit := "the binner (QPU 0)"
@@ -190,9 +233,12 @@ func Decode(w io.Writer, d *Dump) error {
 		}
 		fmt.Fprintf(bw, "  shader: %s shader at 0x%08x on %s, PC 0x%08x\n", f.stage, f.entry, unit, f.pc)
 	}
-	if f.haveMarker {
+	switch {
+	case f.haveMarker && f.busyUnit:
+		fmt.Fprintf(bw, "  draw: %d (the newest draw marker a unit of the hung engine passed)\n", f.marker)
+	case f.haveMarker:
 		fmt.Fprintf(bw, "  draw: %d (the last draw marker the failing unit passed)\n", f.marker)
-	} else {
+	default:
 		fmt.Fprintf(bw, "  draw: unknown (no draw marker; the driver puts them with DrawMarkers)\n")
 	}
 	if f.haveTile {
@@ -334,7 +380,7 @@ func decodeBinCL(w io.Writer, d *Dump, f failure) map[uint8][]byte {
 					bound[k] = v
 				}
 			}
-		case l.Opcode == cl.OpIndexedPrimitiveList || l.Opcode == cl.OpVertexArrayPrimitives:
+		case l.Opcode == cl.OpIndexedPrimitiveList || l.Opcode == cl.OpVertexArrayPrimitives || l.Opcode == cl.OpVertexArrayPrimitivesIndirect:
 			if inDraw {
 				mark = "=> "
 			}
