@@ -89,6 +89,7 @@ type SubmitComputeArgs struct {
 	Relocs   []Reloc
 	InFences []uint64
 	PerfMon  uint32 // as SubmitCLArgs.PerfMon
+	Tag      uint64 // as SubmitCLArgs.Tag: returned in the job's JobInfo
 	OutFence uint64 // out
 }
 
@@ -200,7 +201,7 @@ func (f *File) SubmitCompute(user *SubmitComputeArgs) error {
 		bos: bos, writes: make([]bool, len(bos)),
 		listVA: exec.va, listSize: listBytes,
 		uniVA: uniVA, uniSize: uint32(len(a.Uniforms)),
-		queuedAt: d.gpuTime(), perfMon: pm, perfMonID: a.PerfMon,
+		queuedAt: d.gpuTime(), perfMon: pm, perfMonID: a.PerfMon, tag: a.Tag,
 	}
 	d.queueSingle(f, j, a.BOs, a.InFences, pm)
 	user.OutFence = j.fence.seqno

@@ -37,6 +37,7 @@ type SubmitDMAArgs struct {
 	BOs      []BORef      // sources need BORead, destinations BOWrite
 	InFences []uint64
 	PerfMon  uint32
+	Tag      uint64 // as SubmitCLArgs.Tag: returned in the job's JobInfo
 	OutFence uint64 // out
 }
 
@@ -115,7 +116,7 @@ func (f *File) SubmitDMA(user *SubmitDMAArgs) error {
 		ctx: c, prio: c.prio, exec: exec, tile: report, kind: kindDMA,
 		bos: bos, writes: make([]bool, len(bos)),
 		listVA: exec.va, listSize: listBytes,
-		queuedAt: d.gpuTime(), perfMon: pm, perfMonID: a.PerfMon,
+		queuedAt: d.gpuTime(), perfMon: pm, perfMonID: a.PerfMon, tag: a.Tag,
 	}
 	d.queueSingle(f, j, a.BOs, a.InFences, pm)
 	user.OutFence = j.fence.seqno

@@ -278,8 +278,9 @@ func (q *Queue) runCompute(j *job) error {
 		Dispatches: j.compute.dispatches, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		InFences: q.inFences(onCompute),
 	}
+	a.Tag = q.spanTag()
 	if err := q.dev.file.SubmitCompute(&a); err != nil {
-		return kernelErr("Submit", err)
+		return q.submitFailed(a.Tag, err)
 	}
 	q.waitFences = q.waitFences[:0]
 	q.last, q.lastKind = a.OutFence, onCompute

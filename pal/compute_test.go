@@ -359,3 +359,45 @@ void main() {
 		t.Error("the compute job did not finish its work")
 	}
 }
+
+// A perf experiment around a dispatch counts the compute engine's work.
+func TestPerfExperimentCountsDispatches(t *testing.T) {
+	r := newComputeRig(t, scanBlocksCS)
+	exp, err := r.dev.CreatePerfExperiment(PerfExperimentCreateInfo{Counters: []string{"compute.workgroups", "compute.invocations", "compute.barriers"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := r.buffer(t, make([]uint32, 256))
+	sums, _ := r.buffer(t, make([]uint32, 4))
+	cb := r.cmdBuffer(t, EngineCompute)
+	slot, _ := r.pipes[0].UserDataSlot("n")
+	for _, err := range []error{
+		cb.CmdSetUserData(slot, []uint32{256}),
+		cb.CmdBindStorageBuffers(0, []BufferView{{Memory: data}, {Memory: sums}}),
+		cb.CmdBindComputePipeline(r.pipes[0]),
+		cb.CmdBeginPerfExperiment(exp),
+		cb.CmdDispatch(4, 1, 1),
+		cb.CmdEndPerfExperiment(exp),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.submit(t, EngineCompute, cb)
+	res, err := exp.Results(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint64{"compute.workgroups": 4, "compute.invocations": 256}
+	for _, c := range res.Counters {
+		if w, ok := want[c.Name]; ok && c.Value != w {
+			t.Errorf("%s = %d, want %d", c.Name, c.Value, w)
+		}
+		if c.Name == "compute.barriers" && c.Value == 0 {
+			t.Error("compute.barriers = 0 for a shader with barriers")
+		}
+	}
+	if res.Jobs != 1 || res.GPUTime <= 0 {
+		t.Errorf("%d jobs, GPU time %v", res.Jobs, res.GPUTime)
+	}
+}

@@ -62,8 +62,9 @@ func (q *Queue) runDMA(j *job) error {
 		}
 		a.Commands = append(a.Commands, k)
 	}
+	a.Tag = q.spanTag()
 	if err := q.dev.file.SubmitDMA(&a); err != nil {
-		return kernelErr("Submit", err)
+		return q.submitFailed(a.Tag, err)
 	}
 	q.waitFences = q.waitFences[:0]
 	q.last, q.lastKind = a.OutFence, onDMA

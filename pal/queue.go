@@ -211,15 +211,30 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		}
 	}
 	if err := f.SubmitCL(&a); err != nil {
-		err = kernelErr("Submit", err)
-		if a.Tag != 0 {
-			q.dev.spans.cancel(a.Tag, err)
-		}
-		return err
+		return q.submitFailed(a.Tag, err)
 	}
 	q.waitFences = q.waitFences[:0]
 	q.last, q.lastKind = a.OutFence, onGraphics
 	return nil
+}
+
+// spanTag registers a compute or DMA job with the queue's active query
+// and experiment spans and returns its tag (0: none). q.mu is held.
+func (q *Queue) spanTag() uint64 {
+	if len(q.active) == 0 {
+		return 0
+	}
+	sinks, _ := q.activeSinks()
+	return q.dev.spans.register(sinks)
+}
+
+// submitFailed cancels the spans' wait for a job the kernel refused.
+func (q *Queue) submitFailed(tag uint64, err error) error {
+	err = kernelErr("Submit", err)
+	if tag != 0 {
+		q.dev.spans.cancel(tag, err)
+	}
+	return err
 }
 
 // jobEngine says which GPU engine(s) a kernel job of a queue runs on.
