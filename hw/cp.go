@@ -33,6 +33,7 @@ type engine struct {
 	mmu       *mmu
 	mmuRing   int     // the ring whose SET_CONTEXT e.mmu holds; -1 none
 	bin       *binner // BIN engine only
+	csd       *csd    // COMPUTE engine only
 }
 
 // cpRing is one ring's registers and the context its SET_CONTEXT selected.
@@ -47,8 +48,11 @@ type cpRing struct {
 func newEngine(g *GPU, id int) *engine {
 	e := &engine{g: g, id: id, doorbell: make(chan struct{}, 1), mmu: newMMU(g.mem, id), mmuRing: -1}
 	e.mmu.useEpoch(&g.tlbEpoch)
-	if id == EngineBin {
+	switch id {
+	case EngineBin:
 		e.bin = newBinner(g, e)
+	case EngineCompute:
+		e.csd = newCSD(g, e)
 	}
 	return e
 }
@@ -301,9 +305,14 @@ func (e *engine) execute(ring int, op uint32, p []uint32, gen uint64) {
 	case PktIndirectBuffer:
 		e.mmu.flush()
 		var err error
-		if e.id == EngineBin {
+		switch e.id {
+		case EngineBin:
 			err = e.bin.run(p[0], p[1], gen)
-		} else {
+		case EngineCompute:
+			err = e.csd.run(p[0], p[1], gen)
+		case EngineDMA:
+			err = e.dmaRun(p[0], p[1], gen)
+		default:
 			err = e.g.render.run(e, p[0], p[1], gen)
 		}
 		e.report(err, p[0])

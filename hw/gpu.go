@@ -392,6 +392,9 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 		}
 		return uint32(v)
 	}
+	if v, ok := g.readCSDReg(r); ok {
+		return v
+	}
 	if r >= cpStatusRegBase && r < cpStatusRegBase+4*numEngines && r%4 == 0 {
 		return g.engines[(r-cpStatusRegBase)/4].status.Load()
 	}

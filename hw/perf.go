@@ -72,15 +72,33 @@ const (
 	CtrTMUPageMisses         // render TMU accesses that missed the TMU's page cache (1 − misses/texels ≈ hit rate)
 	CtrFSBatchesReused       // of fs.batches, those a batch-invariant program's earlier batch served (invariant.go)
 
+	// COMPUTE engine counters (csd.go).
+	CtrComputeDispatches     // COMPUTE_DISPATCH descriptors run
+	CtrComputeWorkgroups     // workgroups run
+	CtrComputeBatches        // 16-lane compute batches run
+	CtrComputeInvocations    // invocations run (lanes inside their workgroup)
+	CtrComputeInstructions   // compute-shader instructions (per 16-lane instruction)
+	CtrComputeBarriers       // BARRIER signals executed (per batch)
+	CtrComputeSharedAccesses // shared-memory loads, stores and atomics (per lane)
+
+	// DMA engine counters (dma.go).
+	CtrDMACommands     // DMA_COMMAND descriptors executed
+	CtrDMABytesRead    // bytes the copies read
+	CtrDMABytesWritten // bytes the copies and fills wrote
+
 	NumCounters
 )
 
 // The counter ranges of the two engines.
 const (
-	CounterBinFirst    = CtrBinPrimitives
-	CounterRenderFirst = CtrTiles
-	NumBinCounters     = int(CounterRenderFirst - CounterBinFirst)
-	NumRenderCounters  = int(NumCounters - CounterRenderFirst)
+	CounterBinFirst     = CtrBinPrimitives
+	CounterRenderFirst  = CtrTiles
+	CounterComputeFirst = CtrComputeDispatches
+	CounterDMAFirst     = CtrDMACommands
+	NumBinCounters      = int(CounterRenderFirst - CounterBinFirst)
+	NumRenderCounters   = int(CounterComputeFirst - CounterRenderFirst)
+	NumComputeCounters  = int(CounterDMAFirst - CounterComputeFirst)
+	NumDMACounters      = int(NumCounters - CounterDMAFirst)
 )
 
 var counterNames = [NumCounters]string{
@@ -129,6 +147,16 @@ var counterNames = [NumCounters]string{
 	CtrTMUTexels:             "tmu.texels",
 	CtrTMUPageMisses:         "tmu.page_misses",
 	CtrFSBatchesReused:       "fs.batches_reused",
+	CtrComputeDispatches:     "compute.dispatches",
+	CtrComputeWorkgroups:     "compute.workgroups",
+	CtrComputeBatches:        "compute.batches",
+	CtrComputeInvocations:    "compute.invocations",
+	CtrComputeInstructions:   "compute.instructions",
+	CtrComputeBarriers:       "compute.barriers",
+	CtrComputeSharedAccesses: "compute.shared_accesses",
+	CtrDMACommands:           "dma.commands",
+	CtrDMABytesRead:          "dma.bytes_read",
+	CtrDMABytesWritten:       "dma.bytes_written",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -144,13 +172,24 @@ func (c Counter) Engine() int {
 	if c < CounterRenderFirst {
 		return EngineBin
 	}
+	if c >= CounterDMAFirst {
+		return EngineDMA
+	}
+	if c >= CounterComputeFirst {
+		return EngineCompute
+	}
 	return EngineRender
 }
 
 // engineCounters is the range of engine e's counters.
 func engineCounters(e int) (first Counter, n int) {
-	if e == EngineBin {
+	switch e {
+	case EngineBin:
 		return CounterBinFirst, NumBinCounters
+	case EngineCompute:
+		return CounterComputeFirst, NumComputeCounters
+	case EngineDMA:
+		return CounterDMAFirst, NumDMACounters
 	}
 	return CounterRenderFirst, NumRenderCounters
 }

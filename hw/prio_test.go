@@ -25,6 +25,11 @@ func TestRingRegisterMap(t *testing.T) {
 		{"RENDER wptr high", RegPrioRingWptr(EngineRender, PriorityHigh), 0x13C},
 		{"CP_STATUS BIN", RegCPStatus(EngineBin), 0x900},
 		{"CP_STATUS RENDER", RegCPStatus(EngineRender), 0x904},
+		{"COMPUTE base p0", RegRingBase(EngineCompute), 0x140},
+		{"COMPUTE wptr high", RegPrioRingWptr(EngineCompute, PriorityHigh), 0x15C},
+		{"CP_STATUS COMPUTE", RegCPStatus(EngineCompute), 0x908},
+		{"DMA base p0", RegRingBase(EngineDMA), 0x160},
+		{"DMA rptr high", RegPrioRingRptr(EngineDMA, PriorityHigh), 0x178},
 	}
 	for _, tt := range tests {
 		if tt.r != tt.want {
@@ -41,7 +46,7 @@ func TestRingRegisterMap(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []Reg{0xFC, 0x140, RegIntrStatus} {
+	for _, r := range []Reg{0xFC, 0x180, RegIntrStatus} {
 		if _, _, _, ok := decodeRingReg(r); ok {
 			t.Errorf("%#x decoded as a ring register", r)
 		}

@@ -6,9 +6,15 @@ type Reg uint32
 // Engines. Each engine has one command processor serving one ring per
 // priority level.
 const (
-	EngineBin    = 0
-	EngineRender = 1
-	numEngines   = 2
+	EngineBin     = 0
+	EngineRender  = 1
+	EngineCompute = 2 // the compute dispatch unit's command processor (csd.go)
+	EngineDMA     = 3 // the copy engine (dma.go)
+	numEngines    = 4
+
+	// numGraphicsEngines: BIN and RENDER, whose ring registers interleave
+	// by priority; COMPUTE's follow them (ringReg).
+	numGraphicsEngines = 2
 )
 
 // Ring priority levels. Priority 0 is the ring the register map has always
@@ -20,12 +26,17 @@ const (
 )
 
 // Ring registers of (engine e, priority p) live at
-// 0x100 + p·0x20 + e·0x10, so priority 0 keeps the original offsets.
+// 0x100 + p·0x20 + e·0x10 for BIN and RENDER, so priority 0 keeps the
+// original offsets; those of the later engines at 0x140 + (e−2)·0x20 +
+// p·0x10 (COMPUTE 0x140, DMA 0x160).
 const (
 	ringRegBase     Reg = 0x100
 	ringRegStride   Reg = 0x10 // between engines
-	ringPrioStride  Reg = numEngines * ringRegStride
+	ringPrioStride  Reg = numGraphicsEngines * ringRegStride
 	ringRegEnd          = ringRegBase + NumPriorities*ringPrioStride
+	extraRingBase       = ringRegEnd // 0x140: the engines after BIN and RENDER
+	extraRingStride     = NumPriorities * ringRegStride
+	extraRingEnd        = extraRingBase + (numEngines-numGraphicsEngines)*extraRingStride
 	ringRegBaseOff  Reg = 0x0
 	ringRegSizeOff  Reg = 0x4
 	ringRegRptrOff  Reg = 0x8
@@ -34,11 +45,18 @@ const (
 )
 
 func ringReg(e, p int, off Reg) Reg {
+	if e >= numGraphicsEngines {
+		return extraRingBase + Reg(e-numGraphicsEngines)*extraRingStride + Reg(p)*ringRegStride + off
+	}
 	return ringRegBase + Reg(p)*ringPrioStride + Reg(e)*ringRegStride + off
 }
 
 // decodeRingReg splits a ring register into engine, priority and offset.
 func decodeRingReg(r Reg) (e, p int, off Reg, ok bool) {
+	if r >= extraRingBase && r < extraRingEnd {
+		r -= extraRingBase
+		return numGraphicsEngines + int(r/extraRingStride), int(r % extraRingStride / ringRegStride), r % ringRegStride, true
+	}
 	if r < ringRegBase || r >= ringRegEnd {
 		return 0, 0, 0, false
 	}

@@ -69,8 +69,10 @@ func runShader(g *GPU, core *qpu.Core, m *mmu, p *qpu.Program, b *qpu.Batch) err
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, errAborted) {
-		return err // Poll saw RESET: not the shader's fault
+	if errors.Is(err, errAborted) || errors.Is(err, qpu.ErrWorkgroupFailed) {
+		// Poll saw RESET, or another batch of the workgroup failed
+		// (csd.go reports that one): not this batch's fault.
+		return err
 	}
 	// Record where the batch failed for the crash dump's registers.
 	pc := p.Entry()

@@ -296,6 +296,12 @@ type Capture struct {
 	ShaderRecordsAddress uint32
 	Uniforms             []byte
 	UniformsAddress      uint32
+	// A compute or DMA job's list of COMPUTE_DISPATCH or DMA_COMMAND
+	// descriptors and its engine ("COMPUTE", "DMA"); BinCL, RenderCL and
+	// ShaderRecords are then empty.
+	List        []byte
+	ListAddress uint32
+	ListEngine  string
 	// Read reads n bytes at va in the job's GPU address space (shader code,
 	// texture descriptors); an unmapped page is an error.
 	Read func(va uint32, n int) ([]byte, error)

@@ -232,7 +232,7 @@ func (d *Device) Close() {
 	<-d.done
 	d.m.WriteReg(regIntrEnable, 0)
 	d.m.SetInterruptHandler(nil)
-	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	d.m.WriteReg(regReset, allEngines)
 	d.m.WriteReg(reg(hw.RegTileTraceSize), 0)
 	d.mu.Lock()
 	defer d.mu.Unlock()

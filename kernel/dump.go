@@ -52,6 +52,10 @@ type Dump struct {
 	ShaderRecordsAddress uint32
 	Uniforms             []byte
 	UniformsAddress      uint32
+	// A compute or DMA job's descriptor list and engine (see Capture).
+	List        []byte `json:",omitempty"`
+	ListAddress uint32 `json:",omitempty"`
+	ListEngine  string `json:",omitempty"`
 	// Memory holds other ranges of the job's address space: the code of
 	// every shader its shader records name.
 	Memory []DumpRange
@@ -205,6 +209,10 @@ func (d *Device) dumpJob(dp *Dump, j *job) {
 	exec := func(va, n uint32) []byte {
 		off := j.exec.pa + (va - j.exec.va)
 		return append([]byte(nil), d.mem[off:off+n]...)
+	}
+	if j.kind != kindGraphics {
+		d.dumpSingleJob(dp, j, exec)
+		return
 	}
 	dp.BinCL, dp.BinCLAddress = exec(j.binVA, j.binSize), j.binVA
 	dp.RenderCL, dp.RenderCLAddress = exec(j.rclVA, j.rclSize), j.rclVA

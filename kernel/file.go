@@ -89,7 +89,11 @@ func (f *File) GetParam(a *GetParamArgs) error {
 	case ParamPerfNativeInstructions, ParamPerfNativeRuns:
 		a.Value = readCounter64(d.m, reg(hw.RegPerfNativeInstructions)+reg(a.Param-ParamPerfNativeInstructions)*8)
 	default:
-		return errorf(EINVAL, "unknown param %d", a.Param)
+		v, ok := d.computeParam(a.Param)
+		if !ok {
+			return errorf(EINVAL, "unknown param %d", a.Param)
+		}
+		a.Value = v
 	}
 	return nil
 }

@@ -8,17 +8,20 @@ import (
 )
 
 // FuzzIoctls drives every ioctl-shaped File entry point — GetParam,
-// CreateBO, MmapBO, CloseBO, Wait, WaitBO, SetPriority and Close — with a program of
-// random calls and arguments from two clients on one device. Each call must
-// succeed or fail with a *Error; none may panic or hang, a mapping must
-// have the size asked for, and one client's handles never reach the
-// other's buffers.
+// CreateBO, MmapBO, CloseBO, Wait, WaitBO, SetPriority, SubmitDMA and
+// Close — with a program of random calls and arguments from two clients
+// on one device. Each call must succeed or fail with a *Error; none may
+// panic or hang, a mapping must have the size asked for, and one client's
+// handles never reach the other's buffers: a client's DMA fills write only
+// its own marker word, and no mapping ever holds the other's.
 func FuzzIoctls(f *testing.F) {
 	d := newHWDevice(f, 200*time.Millisecond)
 	f.Add([]byte{1, 0, 16, 0, 0, 2, 1, 0, 0, 0, 3, 1, 0, 0, 0, 4, 0, 5, 0, 0, 0, 0})
 	f.Add([]byte{0, 7, 1, 0, 255, 255, 255, 255, 2, 0, 9, 0, 0, 0, 3, 0, 1, 0, 0, 0, 6, 0})
 	f.Add([]byte{5, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 255, 255, 255, 255, 255, 255, 255, 255})
 	f.Add([]byte{7, 0, 1, 0, 0, 0, 7, 1, 2, 0, 0, 0, 6, 1})
+	// Both clients create a BO and DMA-fill their handle 1.
+	f.Add([]byte{1, 0, 0, 16, 0, 0, 0, 0, 0, 0, 1, 1, 0, 16, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 8, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		files := [2]*File{mustOpen(t, d), mustOpen(t, d)}
 		defer func() {
@@ -44,8 +47,28 @@ func FuzzIoctls(f *testing.F) {
 				t.Fatalf("%s: error %v (%T) is not a *kernel.Error", call, err, err)
 			}
 		}
+		markers := [2]uint32{0xA5A5A5A5, 0x5A5A5A5A}
+		checkMarkers := func() {
+			for who, fl := range files {
+				if fl == nil {
+					continue
+				}
+				for h := range sizes[who] {
+					m := MmapBOArgs{Handle: h}
+					if fl.MmapBO(&m) != nil {
+						continue
+					}
+					for i := 0; i+4 <= len(m.Mapping); i += 4 {
+						if binary.LittleEndian.Uint32(m.Mapping[i:]) == markers[1-who] {
+							t.Fatalf("client %d's BO %d holds client %d's DMA marker at %d", who, h, 1-who, i)
+						}
+					}
+				}
+			}
+		}
+		defer checkMarkers()
 		for steps := 0; len(prog) >= 2 && steps < 64; steps++ {
-			op, who := prog[0]%8, int(prog[1]%2)
+			op, who := prog[0]%9, int(prog[1]%2)
 			prog = prog[2:]
 			fl := files[who]
 			if fl == nil {
@@ -92,6 +115,20 @@ func FuzzIoctls(f *testing.F) {
 				check("SetPriority", err)
 				if (err == nil) != (p < numPriorities) {
 					t.Fatalf("SetPriority(%d): %v", p, err)
+				}
+			case 8:
+				// A DMA fill of a client's handle with its marker, then
+				// wait: it lands in that client's BO or is refused.
+				h, off, n := u32()%8, u32()%(1<<16)*4, 4+u32()%1024*4
+				a := SubmitDMAArgs{BOs: []BORef{{Handle: h, Flags: BOWrite}},
+					Commands: []DMACommand{{Fill: true, Dst: BOAddress{0, off}, RowBytes: n, Rows: 1, Value: markers[who]}}}
+				err := fl.SubmitDMA(&a)
+				check("SubmitDMA", err)
+				if err == nil {
+					if _, mine := sizes[who][h]; !mine {
+						t.Fatalf("client %d's DMA job on handle %d it never created was accepted", who, h)
+					}
+					check("Wait", fl.Wait(&WaitArgs{Fence: a.OutFence, Timeout: 10 * time.Second}))
 				}
 			case 6:
 				fl.Close()

@@ -17,12 +17,19 @@ type machine interface {
 type reg uint32
 
 // Ring registers of engine e's priority-p ring (hardware.md §2): priority 0
-// keeps the original offsets 0x100 + e·0x10, priority p adds p·0x20.
-func ringReg(e, p int, off reg) reg { return 0x100 + reg(p)*0x20 + reg(e)*0x10 + off }
-func regRingBase(e, p int) reg      { return ringReg(e, p, 0x0) }
-func regRingSize(e, p int) reg      { return ringReg(e, p, 0x4) }
-func regRingRptr(e, p int) reg      { return ringReg(e, p, 0x8) }
-func regRingWptr(e, p int) reg      { return ringReg(e, p, 0xC) }
+// keeps the original offsets 0x100 + e·0x10, priority p adds p·0x20;
+// the later engines' rings follow at 0x140 + (e−2)·0x20 + p·0x10
+// (hardware.md §9, §10).
+func ringReg(e, p int, off reg) reg {
+	if e >= engineCompute {
+		return 0x140 + reg(e-engineCompute)*0x20 + reg(p)*0x10 + off
+	}
+	return 0x100 + reg(p)*0x20 + reg(e)*0x10 + off
+}
+func regRingBase(e, p int) reg { return ringReg(e, p, 0x0) }
+func regRingSize(e, p int) reg { return ringReg(e, p, 0x4) }
+func regRingRptr(e, p int) reg { return ringReg(e, p, 0x8) }
+func regRingWptr(e, p int) reg { return ringReg(e, p, 0xC) }
 
 // regCPStatus is engine e's CP_STATUS: cpStatusBusy while a packet runs,
 // with that packet's ring priority in the low bits.
@@ -71,12 +78,15 @@ const (
 
 // Engines.
 const (
-	engineBin    = 0
-	engineRender = 1
-	numEngines   = 2
+	engineBin     = 0
+	engineRender  = 1
+	engineCompute = 2 // compute jobs (compute.go)
+	engineDMA     = 3 // DMA jobs (dma.go)
+	numEngines    = 4
+	allEngines    = 1<<numEngines - 1
 )
 
-var engineNames = [numEngines]string{"BIN", "RENDER"}
+var engineNames = [numEngines]string{"BIN", "RENDER", "COMPUTE", "DMA"}
 
 // Ring priority levels: one ring per engine and level; the command
 // processors serve higher levels first at packet boundaries.

@@ -40,14 +40,16 @@ func (c PerfCounter) String() string { return hw.Counter(c).String() }
 // of 8 + 8·n bytes (timestamp, then the engine's n counters).
 var (
 	reportRecBytes = [numEngines]uint32{
-		engineBin:    8 + 8*uint32(hw.NumBinCounters),
-		engineRender: 8 + 8*uint32(hw.NumRenderCounters),
+		engineBin:     8 + 8*uint32(hw.NumBinCounters),
+		engineRender:  8 + 8*uint32(hw.NumRenderCounters),
+		engineCompute: 8 + 8*uint32(hw.NumComputeCounters),
+		engineDMA:     8 + 8*uint32(hw.NumDMACounters),
 	}
 	reportBytes = 2*reportRecBytes[engineBin] + 2*reportRecBytes[engineRender]
 )
 
 // reportOff is where engine e's start (end=false) or end record lies in
-// the report area.
+// the report area of a graphics job (single-engine jobs: singleReportOff).
 func reportOff(e int, end bool) uint32 {
 	off := uint32(0)
 	if e == engineRender {
@@ -73,7 +75,11 @@ type JobTimes struct {
 	BinEnd      uint64 // end-of-pipe on BIN: the bin list finished
 	RenderStart uint64 // start-of-pipe on RENDER
 	RenderEnd   uint64 // end-of-pipe on RENDER: its pixels are in memory
-	Retired     uint64 // the kernel signalled its fence
+	// A compute job's start- and end-of-pipe on COMPUTE, a DMA job's on
+	// DMA (they have no bin or render times).
+	ComputeStart, ComputeEnd uint64
+	DMAStart, DMAEnd         uint64
+	Retired                  uint64 // the kernel signalled its fence
 }
 
 // JobInfo is what the kernel knows of one job when it retires.
@@ -345,22 +351,34 @@ func (d *Device) jobInfo(j *job, err *Error) JobInfo {
 	}
 	base := j.tile.pa + j.reportOff
 	for e := range numEngines {
-		start, end := d.load64(base+reportOff(e, false)), d.load64(base+reportOff(e, true))
+		if !j.kind.uses(e) {
+			continue // the job has no records of that engine
+		}
+		off := reportOff
+		if j.kind != kindGraphics {
+			off = singleReportOff
+		}
+		start, end := d.load64(base+off(e, false)), d.load64(base+off(e, true))
 		if start == 0 || end < start {
 			continue // not reached (reset), or forged
 		}
-		if e == engineBin {
-			t.BinStart, t.BinEnd = start, end
-		} else {
-			t.RenderStart, t.RenderEnd = start, end
-		}
 		first, n := hw.CounterBinFirst, hw.NumBinCounters
-		if e == engineRender {
+		switch e {
+		case engineBin:
+			t.BinStart, t.BinEnd = start, end
+		case engineRender:
+			t.RenderStart, t.RenderEnd = start, end
 			first, n = hw.CounterRenderFirst, hw.NumRenderCounters
+		case engineCompute:
+			t.ComputeStart, t.ComputeEnd = start, end
+			first, n = hw.CounterComputeFirst, hw.NumComputeCounters
+		default:
+			t.DMAStart, t.DMAEnd = start, end
+			first, n = hw.CounterDMAFirst, hw.NumDMACounters
 		}
 		for i := 0; i < n; i++ {
-			a := d.load64(base + reportOff(e, false) + 8 + 8*uint32(i))
-			b := d.load64(base + reportOff(e, true) + 8 + 8*uint32(i))
+			a := d.load64(base + off(e, false) + 8 + 8*uint32(i))
+			b := d.load64(base + off(e, true) + 8 + 8*uint32(i))
 			if b >= a {
 				info.Counters[int(first)+i] = b - a
 			}

@@ -133,7 +133,7 @@ func (d *Device) jobOfIB(c *gpuContext, e int, ib uint32) *job {
 	}
 	for p := range d.inflight {
 		for _, j := range d.inflight[p] {
-			if j.ctx == c && ((e == engineBin && j.binVA == ib) || (e == engineRender && j.rclVA == ib)) {
+			if j.ctx == c && ((e == engineBin && j.binVA == ib) || (e == engineRender && j.rclVA == ib) || (e >= engineCompute && j.kind.engine() == e && j.listVA == ib)) {
 				return j
 			}
 		}

@@ -102,9 +102,11 @@ func (d *Device) service() {
 	// that faulted raised MMU_FAULT before its EVENT_WRITE and RPTR moved
 	// on, so every fault of a job this snapshot shows finished is in hand
 	// before retire decides the job's fate.
-	var renderDone [numPriorities]uint64
-	for p := range renderDone {
-		renderDone[p] = d.consumed(engineRender, p)
+	var done [numPriorities][numEngines]uint64
+	for p := range done {
+		for e := range done[p] {
+			done[p][e] = d.consumed(e, p)
+		}
 	}
 	d.onInterrupt()
 	d.irqMu.Lock()
@@ -121,8 +123,8 @@ func (d *Device) service() {
 	if bits&intrBinOOM != 0 {
 		d.handleBinOOM()
 	}
-	for p := range renderDone {
-		d.retire(p, renderDone[p])
+	for p := range done {
+		d.retire(p, &done[p])
 	}
 	d.reapZombies()
 	d.dispatch()
@@ -148,40 +150,49 @@ func (d *Device) numInflight() int {
 	return n
 }
 
-// retire completes priority p's in-flight jobs in ring order; done is the
-// position of that render ring the command processor had executed up to.
-func (d *Device) retire(p int, done uint64) {
+// retire completes priority p's in-flight jobs; done[e] is the position
+// of engine e's priority-p ring its command processor had executed up
+// to. Graphics jobs retire in RENDER ring order, compute and DMA jobs in
+// their engines' ring orders, each kind independently of the others (the
+// engines run concurrently).
+func (d *Device) retire(p int, done *[numEngines]uint64) {
 	if len(d.inflight[p]) == 0 {
 		return
 	}
 	n := 0
+	var blocked [numJobKinds]bool // an earlier job of the kind has not finished
+	keep := d.inflight[p][:0]
 	for _, j := range d.inflight[p] {
+		kind, e := j.kind, j.kind.engine()
+		at, seqno := done[e], d.memstoreEngineSeqno(j.ctx, kind, p)
 		// The command processor raises the EVENT interrupt while executing
 		// EVENT_WRITE and advances RPTR past it only afterwards. RPTR at the
-		// EVENT_WRITE already proves the render IB finished; the memstore
-		// then tells whether EVENT_WRITE has run. Requiring RPTR means a
-		// shader that forges its memstore cannot retire a running job.
-		ibDone := done >= j.ringEnd[engineRender]-4*cl.RingWordsEventWrite
-		if !ibDone {
-			break
-		}
+		// EVENT_WRITE already proves the IB finished; the memstore then
+		// tells whether EVENT_WRITE has run. Requiring RPTR means a shader
+		// that forges its memstore cannot retire a running job.
+		ibDone := at >= j.ringEnd[e]-4*cl.RingWordsEventWrite
 		err := j.err
-		if int32(d.memstoreSeqno(j.ctx, p)-uint32(j.fence.seqno)) < 0 {
-			if done < j.ringEnd[engineRender] {
-				break // EVENT_WRITE still executing
-			}
-			if err == nil {
+		if ibDone && !blocked[kind] && int32(seqno-uint32(j.fence.seqno)) < 0 {
+			if at < j.ringEnd[e] {
+				ibDone = false // EVENT_WRITE still executing
+			} else if err == nil {
 				// The ring passed EVENT_WRITE but the memstore disagrees: the
 				// context's own shaders overwrote its memstore page.
 				err = errorf(EIO, "context %d corrupted its memstore (fence %d)", j.ctx.id, j.fence.seqno)
 				d.markGuilty(j.ctx, err)
 			}
 		}
+		if !ibDone || blocked[kind] {
+			blocked[kind] = true
+			keep = append(keep, j)
+			continue
+		}
 		d.finishJob(j, err)
 		n++
 	}
 	if n > 0 {
-		d.inflight[p] = append(d.inflight[p][:0], d.inflight[p][n:]...)
+		clear(d.inflight[p][len(keep):])
+		d.inflight[p] = keep
 		d.headSince = time.Now()
 		d.ringHead[p] = d.headSince
 	}
@@ -396,7 +407,7 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || !d.ringRoom(p) {
+				if j.prio != p || !d.ringRoom(p, j.kind) {
 					continue
 				}
 				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
@@ -418,16 +429,24 @@ func (d *Device) dispatch() {
 // keeps free besides: the marker NOP a reset writes, and one word so that
 // a full ring never looks empty (RPTR = WPTR).
 var jobRingBytes = [numEngines]uint64{
-	engineBin:    4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
-	engineRender: 4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineBin:     4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsSignal),
+	engineRender:  4 * (cl.RingWordsSetContext + cl.RingWordsWaitMem + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite),
+	engineCompute: singleJobRingBytes,
+	engineDMA:     singleJobRingBytes,
 }
+
+// singleJobRingBytes: emitSingle's packets.
+const singleJobRingBytes = 4 * (cl.RingWordsSetContext + 2*cl.RingWordsEventWrite + cl.RingWordsIndirectBuffer + cl.RingWordsEventWrite)
 
 const ringReserve = 4*cl.RingWordsNop + 4
 
-// ringRoom reports whether both engines' priority-p rings have room for one
-// more job.
-func (d *Device) ringRoom(p int) bool {
+// ringRoom reports whether the priority-p rings of the engines a job of
+// kind k uses have room for one more job.
+func (d *Device) ringRoom(p int, k jobKind) bool {
 	for e := range d.rings {
+		if !k.uses(e) {
+			continue
+		}
 		r := d.rings[e][p]
 		if r.submitted-d.consumed(e, p)+jobRingBytes[e]+ringReserve > uint64(r.size) {
 			return false
@@ -470,6 +489,10 @@ func (d *Device) emit(j *job) {
 	}
 	if len(d.inflight[p]) == 0 {
 		d.ringHead[p] = now
+	}
+	if j.kind != kindGraphics {
+		d.emitSingle(j)
+		return
 	}
 	c := j.ctx
 	seq := uint32(j.fence.seqno)
@@ -518,7 +541,6 @@ func (d *Device) emit(j *job) {
 
 // capture describes j for Options.Capture.
 func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
-	as := j.ctx.as
 	exec := func(va, n uint32) []byte {
 		off := j.exec.pa + (va - j.exec.va)
 		return d.mem[off : off+n]
@@ -529,18 +551,24 @@ func (d *Device) capture(j *job, rings map[int][]uint32) *Capture {
 		RenderCL: exec(j.rclVA, j.rclSize), RenderCLAddress: j.rclVA,
 		ShaderRecords: exec(j.srVA, j.srSize), ShaderRecordsAddress: j.srVA,
 		Uniforms: exec(j.uniVA, j.uniSize), UniformsAddress: j.uniVA,
-		Read: func(va uint32, n int) ([]byte, error) {
-			out := make([]byte, 0, n)
-			for len(out) < n {
-				pa, _, ok := as.translate(va + uint32(len(out)))
-				if !ok {
-					return out, fmt.Errorf("VA %#08x is not mapped in context %d", va+uint32(len(out)), j.ctx.id)
-				}
-				chunk := min(n-len(out), int(pageSize-(pa&(pageSize-1))))
-				out = append(out, d.mem[pa:pa+uint32(chunk)]...)
+		Read: d.captureReader(j),
+	}
+}
+
+// captureReader reads j's context's memory for a Capture.
+func (d *Device) captureReader(j *job) func(va uint32, n int) ([]byte, error) {
+	as := j.ctx.as
+	return func(va uint32, n int) ([]byte, error) {
+		out := make([]byte, 0, n)
+		for len(out) < n {
+			pa, _, ok := as.translate(va + uint32(len(out)))
+			if !ok {
+				return out, fmt.Errorf("VA %#08x is not mapped in context %d", va+uint32(len(out)), j.ctx.id)
 			}
-			return out, nil
-		},
+			chunk := min(n-len(out), int(pageSize-(pa&(pageSize-1))))
+			out = append(out, d.mem[pa:pa+uint32(chunk)]...)
+		}
+		return out, nil
 	}
 }
 
@@ -629,7 +657,15 @@ func (d *Device) watchdog() {
 		}
 		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
-	d.m.WriteReg(regReset, 1<<engineBin|1<<engineRender)
+	// Where each engine was before the reset: a compute or DMA job its
+	// engine had started is not replayed (below).
+	var before [numEngines][numPriorities]uint64
+	for e := range before {
+		for p := range before[e] {
+			before[e][p] = d.consumed(e, p)
+		}
+	}
+	d.m.WriteReg(regReset, allEngines)
 	// RESET made RPTR = WPTR on every ring; nothing of the old contents
 	// runs any more, but the engines may still be finishing the packet
 	// they were in. A marker NOP on each ring tells when they are out.
@@ -695,13 +731,19 @@ func (d *Device) watchdog() {
 		case policy == FaultNoReplay:
 			e = lost
 			j.ctx.guilty, j.ctx.innocent = lost, true
+		case j.kind != kindGraphics && before[j.kind.engine()][j.prio] >= j.listStart:
+			// A compute job may read what it writes (a prefix sum in
+			// place, atomics), a DMA job copy what it copied: running part
+			// of one twice could give wrong results, so a started one
+			// fails instead of replaying.
+			e = &Error{Errno: EIO, Msg: fmt.Sprintf("%s job (fence %d) was running when a GPU reset caused by context %d stopped it; started compute and DMA work is not replayed: %s", engineNames[j.kind.engine()], j.fence.seqno, head.ctx.id, err.Msg)}
 		}
 		if e != nil {
 			d.signalJob(j, e)
 			d.zombies = append(d.zombies, j)
 			continue
 		}
-		if k := (ctxRing{j.ctx, j.prio}); !replayed[k] {
+		if k := (ctxRing{j.ctx, j.prio}); j.kind == kindGraphics && !replayed[k] {
 			// The abandoned bin may have signalled this job's semaphore
 			// already; rewind it so the replayed render waits for the
 			// replayed bin.

@@ -28,7 +28,15 @@ type job struct {
 	uniSize    uint32
 	ringEnd    [numEngines]uint64 // ring positions just after the job's packets
 	endOfFrame bool               // submitted with SubmitEndOfFrame
-	err        *Error             // set when its context became guilty while it ran
+
+	// kind says which engines run the job (engines.go). A single-engine
+	// job (compute, DMA) has its list at listVA in exec, its report area
+	// in tile, and listStart is its engine's ring position of its
+	// INDIRECT_BUFFER.
+	kind             jobKind
+	listVA, listSize uint32
+	listStart        uint64
+	err              *Error // set when its context became guilty while it ran
 
 	// Observability (perf.go): the report area's offset in tile, the GPU
 	// times of SubmitCL and of the ring write, and the perf monitor.
@@ -198,7 +206,9 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	// target is touched only by its RENDER stage, so it needs no wait: that
 	// is what lets frame N+1 bin while frame N renders into the same
 	// surface. A BO reached through a relocation may be touched by the
-	// binner (vertices, indices, coordinate shader), so it waits.
+	// binner (vertices, indices, coordinate shader), so it waits. A compute
+	// job's or a DMA job's use is ordered by no ring of this job: it always
+	// waits.
 	binUse := make([]bool, len(v.bos))
 	for i := range a.Relocs {
 		if r := &a.Relocs[i]; r.Target == TargetBO {
@@ -208,12 +218,12 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	for i, b := range v.bos {
 		w := a.BOs[i].Flags&BOWrite != 0
 		j.writes[i] = w // b.busy was raised in prepareSubmit
-		if b.lastWrite != nil && binUse[i] && !b.lastWrite.signalled() {
+		if b.lastWrite != nil && (binUse[i] || b.lastWrite.onOtherEngine()) && !b.lastWrite.signalled() {
 			j.deps = append(j.deps, b.lastWrite)
 		}
 		if w {
 			for _, r := range b.reads {
-				if binUse[i] && !r.signalled() {
+				if (binUse[i] || r.onOtherEngine()) && !r.signalled() {
 					j.deps = append(j.deps, r)
 				}
 			}
@@ -276,6 +286,37 @@ func generateRenderCL(dst []byte, a *SubmitCLArgs, v *validator, tileVA, tw, th 
 	return uint32(n)
 }
 
+// resolveBORefs resolves a submission's BO references (without pinning
+// them) and checks its in-fences. d.mu is held.
+func (f *File) resolveBORefs(refs []BORef, inFences []uint64) ([]*bo, error) {
+	bos := make([]*bo, len(refs))
+	seen := make(map[uint32]int, len(refs))
+	for i, r := range refs {
+		b := f.handles[r.Handle]
+		if b == nil {
+			return nil, errorf(ENOENT, "BOs[%d]: no BO with handle %d", i, r.Handle)
+		}
+		if r.Flags&^(BORead|BOWrite) != 0 || r.Flags == 0 {
+			return nil, errorf(EINVAL, "BOs[%d]: flags %#x must be a non-empty set of BORead|BOWrite", i, r.Flags)
+		}
+		if p, dup := seen[r.Handle]; dup {
+			return nil, errorf(EINVAL, "BOs[%d]: handle %d already listed as BOs[%d]", i, r.Handle, p)
+		}
+		seen[r.Handle] = i
+		bos[i] = b
+	}
+	// An in-fence may name another File's fence: it only orders this
+	// job after that one and reveals nothing of its outcome (the job runs
+	// whether it failed or not). Only Wait returns a fence's error, and
+	// only to its owner.
+	for i, fn := range inFences {
+		if fn == 0 || fn > f.d.seqno {
+			return nil, errorf(ENOENT, "InFences[%d]: fence %d was never issued", i, fn)
+		}
+	}
+	return bos, nil
+}
+
 // prepareSubmit checks the context, resolves and pins a.BOs and allocates
 // the exec BO. d.mu is held.
 func (f *File) prepareSubmit(a *SubmitCLArgs) (*validator, *bo, error) {
@@ -297,31 +338,11 @@ func (f *File) prepareSubmit(a *SubmitCLArgs) (*validator, *bo, error) {
 	if c.active >= maxActiveJobs {
 		return nil, nil, errorf(EBUSY, "context %d has %d unfinished jobs; wait for some to finish", c.id, c.active)
 	}
-	v := &validator{d: d, a: a, bos: make([]*bo, len(a.BOs)), shaders: map[uint64]*shaderState{}}
-	seen := make(map[uint32]int, len(a.BOs))
-	for i, r := range a.BOs {
-		b := f.handles[r.Handle]
-		if b == nil {
-			return nil, nil, errorf(ENOENT, "BOs[%d]: no BO with handle %d", i, r.Handle)
-		}
-		if r.Flags&^(BORead|BOWrite) != 0 || r.Flags == 0 {
-			return nil, nil, errorf(EINVAL, "BOs[%d]: flags %#x must be a non-empty set of BORead|BOWrite", i, r.Flags)
-		}
-		if p, dup := seen[r.Handle]; dup {
-			return nil, nil, errorf(EINVAL, "BOs[%d]: handle %d already listed as BOs[%d]", i, r.Handle, p)
-		}
-		seen[r.Handle] = i
-		v.bos[i] = b
+	bos, err := f.resolveBORefs(a.BOs, a.InFences)
+	if err != nil {
+		return nil, nil, err
 	}
-	// An in-fence may name another File's fence: it only orders this
-	// job after that one and reveals nothing of its outcome (the job runs
-	// whether it failed or not). Only Wait returns a fence's error, and
-	// only to its owner.
-	for i, fn := range a.InFences {
-		if fn == 0 || fn > d.seqno {
-			return nil, nil, errorf(ENOENT, "InFences[%d]: fence %d was never issued", i, fn)
-		}
-	}
+	v := &validator{d: d, a: a, bos: bos, shaders: map[uint64]*shaderState{}}
 	// Exec BO layout: bin CL, shader records, uniforms, render CL, each
 	// 16-aligned. The render CL size depends on MSAA, known only after
 	// validation; reserve room for the larger (32×32-tile) list.

@@ -15,7 +15,7 @@ import (
 // CmdBufferCreateInfo configures a command buffer.
 type CmdBufferCreateInfo struct {
 	Allocator *CmdAllocator
-	Engine    EngineType // EngineUniversal
+	Engine    EngineType // EngineUniversal, or EngineCompute (dispatches and copies only)
 }
 
 type cmdState uint8
@@ -75,6 +75,10 @@ type MemoryCopyRegion struct {
 type copyOp struct {
 	src, dst *GpuMemory
 	run      func()
+	// dma is the same operation as DMA engine commands, when it has a
+	// form the engine runs (4-byte aligned); a DMA queue submits those
+	// (dma.go) and runs the others on the CPU.
+	dma []dmaCmd
 }
 
 type seg struct{ chunk, start, end int }
@@ -97,6 +101,8 @@ type job struct {
 	clearStencil uint8
 	draws        int
 
+	compute *computeJob // a SubmitCompute job (compute.go)
+
 	segs        []seg
 	bclLen      int
 	shaderRecs  []byte
@@ -113,7 +119,8 @@ func (j *job) reset() {
 }
 
 func (j *job) hasWork() bool {
-	return j.copy != nil || j.nested != nil || j.span != nil || j.draws > 0 || j.colorClear || j.dsClear
+	return j.copy != nil || j.nested != nil || j.span != nil || j.draws > 0 || j.colorClear || j.dsClear ||
+		(j.compute != nil && len(j.compute.dispatches) > 0)
 }
 
 func (j *job) full() bool {
@@ -144,8 +151,9 @@ func (j *job) relocBO(space kernel.RelocSpace, off int, m *GpuMemory, flags uint
 // be recorded concurrently. Every command returns an error for misuse;
 // the first one also makes End fail.
 type CmdBuffer struct {
-	dev   *Device
-	alloc *CmdAllocator
+	dev    *Device
+	alloc  *CmdAllocator
+	engine EngineType
 
 	state   cmdState
 	err     error
@@ -181,6 +189,12 @@ type CmdBuffer struct {
 	dirty      uint32
 
 	openSpans []spanTarget // queries and experiments begun and not yet ended
+
+	// Compute state (compute.go): the bound pipeline, storage buffers,
+	// and the compute job dispatches go to (nil: the next opens one).
+	cpipeline *ComputePipeline
+	storage   []BufferView
+	cjob      *job
 }
 
 // CreateCmdBuffer creates a command buffer drawing its chunks from ci.Allocator.
@@ -188,10 +202,10 @@ func (d *Device) CreateCmdBuffer(ci CmdBufferCreateInfo) (*CmdBuffer, error) {
 	if ci.Allocator == nil {
 		return nil, fmt.Errorf("%w: CmdBuffer needs a CmdAllocator", ErrInvalidArgument)
 	}
-	if ci.Engine != EngineUniversal {
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute && ci.Engine != EngineDma {
 		return nil, fmt.Errorf("%w: engine %v", ErrUnsupported, ci.Engine)
 	}
-	return &CmdBuffer{dev: d, alloc: ci.Allocator}, nil
+	return &CmdBuffer{dev: d, alloc: ci.Allocator, engine: ci.Engine}, nil
 }
 
 // executing reports whether the last submission still runs on the GPU.
@@ -234,7 +248,7 @@ func (cb *CmdBuffer) Reset() error {
 	}
 	cb.jobs = cb.jobs[:0]
 	ud := cb.userData[:0]
-	*cb = CmdBuffer{dev: cb.dev, alloc: cb.alloc, chunks: cb.chunks, jobs: cb.jobs, pool: cb.pool, userData: ud}
+	*cb = CmdBuffer{dev: cb.dev, alloc: cb.alloc, engine: cb.engine, chunks: cb.chunks, jobs: cb.jobs, pool: cb.pool, userData: ud, storage: cb.storage[:0]}
 	cb.state = stateInitial
 	return nil
 }
@@ -245,7 +259,7 @@ func (cb *CmdBuffer) End() error {
 	if err := cb.check("End"); err != nil {
 		return err
 	}
-	cb.job = nil
+	cb.job, cb.cjob = nil, nil
 	if cb.err == nil && len(cb.openSpans) > 0 {
 		cb.err = fmt.Errorf("%w: %s begun and not ended", ErrInvalidArgument, cb.openSpans[0].describe())
 	}
@@ -307,6 +321,7 @@ func (cb *CmdBuffer) newJob() *job {
 		j = &job{storageCopy: -1}
 	}
 	cb.jobs = append(cb.jobs, j)
+	cb.cjob = nil // dispatches after this job go to a new compute job
 	return j
 }
 
@@ -314,6 +329,9 @@ func (cb *CmdBuffer) newJob() *job {
 func (cb *CmdBuffer) openJob() (*job, error) {
 	if cb.job != nil {
 		return cb.job, nil
+	}
+	if cb.engine != EngineUniversal {
+		return nil, fmt.Errorf("%w: graphics work on a %v command buffer", ErrInvalidArgument, cb.engine)
 	}
 	if cb.color == nil && cb.depth == nil {
 		return nil, errors.New("no targets bound (CmdBindTargets)")
@@ -354,6 +372,9 @@ func (cb *CmdBuffer) CmdBindTargets(color *ColorTargetView, depth *DepthStencilV
 	}
 	if color == nil && depth == nil {
 		return cb.failf(ErrInvalidArgument, "CmdBindTargets: no target")
+	}
+	if cb.engine != EngineUniversal {
+		return cb.failf(ErrInvalidArgument, "CmdBindTargets on a %v command buffer", cb.engine)
 	}
 	if color != nil && depth != nil {
 		c, d := color.image.ci, depth.image.ci
@@ -658,11 +679,17 @@ func (cb *CmdBuffer) CmdCopyMemory(src, dst *GpuMemory, regions []MemoryCopyRegi
 		}
 	}
 	regions = append([]MemoryCopyRegion(nil), regions...)
-	cb.addCopy(&copyOp{src: src, dst: dst, run: func() {
+	op := &copyOp{src: src, dst: dst, run: func() {
 		for _, r := range regions {
 			copy(dst.bytes[r.DstOffset:r.DstOffset+r.Size], src.bytes[r.SrcOffset:r.SrcOffset+r.Size])
 		}
-	}})
+	}}
+	for _, r := range regions {
+		if r.Size > 0 {
+			op.dma = append(op.dma, dmaCmd{src: src, dst: dst, srcOff: r.SrcOffset, dstOff: r.DstOffset, rowBytes: r.Size, rows: 1})
+		}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -678,12 +705,16 @@ func (cb *CmdBuffer) CmdFillMemory(dst *GpuMemory, offset, size uint64, value ui
 	if offset%4 != 0 || size%4 != 0 || offset > dst.size || size > dst.size-offset {
 		return cb.failf(ErrInvalidArgument, "CmdFillMemory: %d bytes at %d of %d (multiples of 4 inside the memory)", size, offset, dst.size)
 	}
-	cb.addCopy(&copyOp{dst: dst, run: func() {
+	op := &copyOp{dst: dst, run: func() {
 		b := dst.bytes[offset : offset+size]
 		for i := 0; i+4 <= len(b); i += 4 {
 			binary.LittleEndian.PutUint32(b[i:], value)
 		}
-	}})
+	}}
+	if size > 0 {
+		op.dma = []dmaCmd{{fill: true, value: value, dst: dst, dstOff: offset, rowBytes: size, rows: 1}}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -761,12 +792,19 @@ func (cb *CmdBuffer) CmdCopyImage(src *Image, srcRegion ImageRegion, dst *Image,
 	if err := errors.Join(err1, err2); err != nil {
 		return cb.fail(fmt.Errorf("CmdCopyImage: %w", err))
 	}
-	smem, _ := src.get()
-	dmem, _ := dst.get()
-	cb.addCopy(&copyOp{src: smem, dst: dmem, run: func() {
+	smem, soff := src.get()
+	dmem, doff := dst.get()
+	op := &copyOp{src: smem, dst: dmem, run: func() {
 		copyRows(db, dstY*dl.RowPitch+4*dstX, dl.RowPitch, sb, srcRegion.Y*sl.RowPitch+4*srcRegion.X, sl.RowPitch,
 			4*srcRegion.Width, srcRegion.Height)
-	}})
+	}}
+	if srcRegion.Width > 0 && srcRegion.Height > 0 {
+		op.dma = []dmaCmd{{src: smem, dst: dmem,
+			srcOff: soff + sl.Offset + uint64(srcRegion.Y*sl.RowPitch+4*srcRegion.X), srcPitch: uint64(sl.RowPitch),
+			dstOff: doff + dl.Offset + uint64(dstY*dl.RowPitch+4*dstX), dstPitch: uint64(dl.RowPitch),
+			rowBytes: uint64(4 * srcRegion.Width), rows: uint64(srcRegion.Height)}}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -808,17 +846,28 @@ func (cb *CmdBuffer) copyMemoryImage(cmd string, mem *GpuMemory, memOffset uint6
 	if err != nil {
 		return cb.fail(fmt.Errorf("%s: %w", cmd, err))
 	}
-	imem, _ := im.get()
+	imem, ioff := im.get()
 	imOff := region.Y*l.RowPitch + 4*region.X
+	var op *copyOp
+	imCmd := dmaCmd{rowBytes: uint64(4 * region.Width), rows: uint64(region.Height)}
+	imAt, imPitch := ioff+l.Offset+uint64(imOff), uint64(l.RowPitch)
 	if toImage {
-		cb.addCopy(&copyOp{src: mem, dst: imem, run: func() {
+		op = &copyOp{src: mem, dst: imem, run: func() {
 			copyRows(ib, imOff, l.RowPitch, mem.bytes, int(memOffset), rowPitch, 4*region.Width, region.Height)
-		}})
+		}}
+		imCmd.src, imCmd.srcOff, imCmd.srcPitch = mem, memOffset, uint64(rowPitch)
+		imCmd.dst, imCmd.dstOff, imCmd.dstPitch = imem, imAt, imPitch
 	} else {
-		cb.addCopy(&copyOp{src: imem, dst: mem, run: func() {
+		op = &copyOp{src: imem, dst: mem, run: func() {
 			copyRows(mem.bytes, int(memOffset), rowPitch, ib, imOff, l.RowPitch, 4*region.Width, region.Height)
-		}})
+		}}
+		imCmd.src, imCmd.srcOff, imCmd.srcPitch = imem, imAt, imPitch
+		imCmd.dst, imCmd.dstOff, imCmd.dstPitch = mem, memOffset, uint64(rowPitch)
 	}
+	if region.Width > 0 && region.Height > 0 {
+		op.dma = []dmaCmd{imCmd}
+	}
+	cb.addCopy(op)
 	return nil
 }
 
@@ -848,6 +897,8 @@ func (cb *CmdBuffer) CmdExecuteNestedCmdBuffers(nested ...*CmdBuffer) error {
 			return cb.failf(ErrWrongDevice, "CmdExecuteNestedCmdBuffers: buffer %d", i)
 		case n.state != stateExecutable:
 			return cb.failf(ErrCmdBufferNotEnded, "CmdExecuteNestedCmdBuffers: buffer %d", i)
+		case n.engine != cb.engine:
+			return cb.failf(ErrInvalidArgument, "CmdExecuteNestedCmdBuffers: buffer %d was created for the %v engine, this one for the %v engine", i, n.engine, cb.engine)
 		}
 		for _, j := range n.jobs {
 			if j.nested != nil {

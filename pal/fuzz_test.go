@@ -77,6 +77,36 @@ func FuzzCmdBufferRecording(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// A compute pipeline and indirect counts no other command writes.
+	cpipe, err := r.dev.CreateComputePipeline(ComputePipelineCreateInfo{Shader: `#version 310 es
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer B { uint v[]; } b;
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i < uint(b.v.length())) b.v[i] = b.v[i] * 3u + 1u;
+}`})
+	if err != nil {
+		f.Fatal(err)
+	}
+	cmem, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: cpipe.GpuMemoryRequirements().Size})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := cpipe.BindGpuMemory(cmem, 0); err != nil {
+		f.Fatal(err)
+	}
+	counts, err := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < 1024; i++ {
+		binary.LittleEndian.PutUint32(counts.bytes[4*i:], uint32(i%5))
+	}
+	if err := r.dev.AddGpuMemoryReferences(cmem, counts); err != nil {
+		f.Fatal(err)
+	}
+	// A dispatch between draws.
+	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 30, 1, 31, 0, 2, 0, 0, 32, 3, 1, 1, 14, 0, 3, 1, 33, 5, 1})
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
 	// With depth/stencil: clear, state objects, indexed draw, barrier,
@@ -102,7 +132,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 30 {
+			switch next() % 34 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -208,6 +238,18 @@ func FuzzCmdBufferRecording(f *testing.F) {
 				} else {
 					_ = cb.CmdEndPerfExperiment(exp)
 				}
+			case 30:
+				if next()%2 == 0 {
+					_ = cb.CmdBindComputePipeline(nil)
+				} else {
+					_ = cb.CmdBindComputePipeline(cpipe)
+				}
+			case 31:
+				_ = cb.CmdBindStorageBuffers(int(next()%18), []BufferView{{Memory: mems[next()%4], Offset: uint64(next()) * 4, Size: uint64(next()) * 8}})
+			case 32:
+				_ = cb.CmdDispatch(uint32(next()%8), uint32(next()%8), uint32(next()%8))
+			case 33:
+				_ = cb.CmdDispatchIndirect(counts, uint64(next())*4)
 			}
 		}
 		if !ended {

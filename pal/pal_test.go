@@ -236,7 +236,8 @@ func TestPlatformDevices(t *testing.T) {
 		t.Fatalf("devices %v", devs)
 	}
 	p := devs[0].Properties()
-	if p.Heaps[0].Size != 16<<20 || p.Limits.TileSize != 64 || len(p.Engines) != 1 || p.Engines[0].Type != EngineUniversal {
+	if p.Heaps[0].Size != 16<<20 || p.Limits.TileSize != 64 || len(p.Engines) != 3 || p.Engines[0].Type != EngineUniversal || p.Engines[1].Type != EngineCompute || p.Engines[2].Type != EngineDma ||
+		p.Limits.MaxComputeWorkgroupInvocations != 128 || p.Limits.NumComputeThreads != 16*p.Limits.NumCores {
 		t.Fatalf("properties %+v", p)
 	}
 	m0, err := devs[0].CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilegpu/tilegpu/compiler/glsl"
 	"github.com/tilegpu/tilegpu/hw"
 	"github.com/tilegpu/tilegpu/kernel"
 )
@@ -96,13 +97,25 @@ func (p *Platform) Destroy() {
 type EngineType int
 
 const (
-	// EngineUniversal runs graphics (binning + rendering) and copies.
+	// EngineUniversal runs graphics (binning + rendering), compute
+	// dispatches and copies.
 	EngineUniversal EngineType = iota
+	// EngineCompute runs compute dispatches (and copies) on the GPU's
+	// COMPUTE engine, concurrently with graphics (compute.go).
+	EngineCompute
+	// EngineDma runs copies and fills on the GPU's DMA engine,
+	// concurrently with the other engines (dma.go).
+	EngineDma
 )
 
 func (e EngineType) String() string {
-	if e == EngineUniversal {
+	switch e {
+	case EngineUniversal:
 		return "universal"
+	case EngineCompute:
+		return "compute"
+	case EngineDma:
+		return "dma"
 	}
 	return fmt.Sprintf("EngineType(%d)", int(e))
 }
@@ -134,6 +147,11 @@ type Limits struct {
 	NumCores                      int // render worker cores
 	NumQPUs                       int // shader thread slots (scratch is sized by it)
 	MaxUserDataEntries            int // words CmdSetUserData may set
+	// Compute (CreateComputePipeline, CmdDispatch).
+	MaxComputeWorkgroupInvocations int // invocations per workgroup
+	MaxComputeSharedBytes          int // shared memory per workgroup
+	MaxComputeWorkgroups           int // workgroups per dimension of a dispatch
+	NumComputeThreads              int // compute thread slots (compute scratch is sized by it)
 }
 
 // DeviceProperties are PAL's DeviceProperties.
@@ -161,7 +179,7 @@ type Device struct {
 
 	mu     sync.Mutex
 	refs   map[*GpuMemory]int // device-wide residency (AddGpuMemoryReferences)
-	queues int                // queues created
+	queues [3]int             // queues created per engine type
 
 	spans *spanTable // jobs counted by queries and perf experiments (query.go)
 }
@@ -183,7 +201,7 @@ func newDevice(kd *kernel.Device, index int, spans *spanTable) (*Device, error) 
 	d.props = DeviceProperties{
 		Index:    index,
 		GfxLevel: "TG1",
-		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}},
+		Engines:  []EngineProperties{{Type: EngineUniversal, QueueCount: maxQueues}, {Type: EngineCompute, QueueCount: maxQueues}, {Type: EngineDma, QueueCount: maxQueues}},
 		Heaps: []HeapProperties{{Heap: HeapLocal, Size: uint64(param(kernel.ParamMemorySize)),
 			Quota: uint64(param(kernel.ParamMemoryQuota))}},
 		Limits: Limits{
@@ -193,6 +211,13 @@ func newDevice(kd *kernel.Device, index int, spans *spanTable) (*Device, error) 
 			NumCores:           param(kernel.ParamNumCores),
 			NumQPUs:            param(kernel.ParamNumQPUs),
 			MaxUserDataEntries: MaxUserDataEntries,
+
+			// The hardware runs up to 256 invocations per workgroup; the
+			// GLSL ES 3.10 front end accepts ES 3.1's minimum maximum.
+			MaxComputeWorkgroupInvocations: min(param(kernel.ParamMaxComputeInvocations), glsl.MaxComputeWorkGroupInvocations),
+			MaxComputeSharedBytes:          param(kernel.ParamMaxComputeSharedBytes),
+			MaxComputeWorkgroups:           param(kernel.ParamMaxComputeGroups),
+			NumComputeThreads:              param(kernel.ParamNumComputeThreads),
 		},
 	}
 	if err != nil {

@@ -108,6 +108,12 @@ func (t *spanTable) retired(info *kernel.JobInfo) {
 	if tm.RenderEnd > tm.RenderStart {
 		gpu += tm.RenderEnd - tm.RenderStart
 	}
+	if tm.ComputeEnd > tm.ComputeStart {
+		gpu += tm.ComputeEnd - tm.ComputeStart
+	}
+	if tm.DMAEnd > tm.DMAStart {
+		gpu += tm.DMAEnd - tm.DMAStart
+	}
 	for _, s := range sinks {
 		for i, v := range info.Counters {
 			s.counters[i] += v

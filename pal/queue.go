@@ -12,19 +12,22 @@ import (
 
 // QueueCreateInfo configures a queue.
 type QueueCreateInfo struct {
-	Engine EngineType // EngineUniversal
+	Engine EngineType // EngineUniversal or EngineCompute
 }
 
 // Queue is PAL's IQueue: submits command buffers to one engine. Work on
 // one queue starts in submission order; between queues only semaphores
 // order it. Queue is safe for concurrent use.
 type Queue struct {
-	dev *Device
+	dev    *Device
+	engine EngineType
 
 	mu         sync.Mutex
-	last       uint64   // kernel fence of the queue's last job
-	waitFences []uint64 // semaphore waits the next job must honour
-	bcl        []byte   // gathers a job's chunks into one list
+	last       uint64    // kernel fence of the queue's last job
+	lastKind   jobEngine // the engine that job runs on
+	dmaJobs    int       // copies submitted to the DMA engine (tests)
+	waitFences []uint64  // semaphore waits the next job must honour
+	bcl        []byte    // gathers a job's chunks into one list
 
 	// active are the query and experiment spans the next jobs count for
 	// (query.go); sinks is activeSinks' scratch.
@@ -34,16 +37,16 @@ type Queue struct {
 
 // CreateQueue creates a queue on an engine.
 func (d *Device) CreateQueue(ci QueueCreateInfo) (*Queue, error) {
-	if ci.Engine != EngineUniversal {
-		return nil, fmt.Errorf("%w: engine %v (the TG GPU has only the universal engine)", ErrUnsupported, ci.Engine)
+	if ci.Engine != EngineUniversal && ci.Engine != EngineCompute && ci.Engine != EngineDma {
+		return nil, fmt.Errorf("%w: engine %v (the TG GPU has the universal, compute and DMA engines)", ErrUnsupported, ci.Engine)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.queues >= maxQueues {
-		return nil, fmt.Errorf("%w: the universal engine takes %d queues", ErrInvalidArgument, maxQueues)
+	if d.queues[ci.Engine] >= maxQueues {
+		return nil, fmt.Errorf("%w: the %v engine takes %d queues", ErrInvalidArgument, ci.Engine, maxQueues)
 	}
-	d.queues++
-	return &Queue{dev: d}, nil
+	d.queues[ci.Engine]++
+	return &Queue{dev: d, engine: ci.Engine}, nil
 }
 
 // SubmitInfo is one submission (PAL's SubmitInfo / MultiSubmitInfo).
@@ -81,6 +84,8 @@ func (q *Queue) Submit(si SubmitInfo) error {
 			return fmt.Errorf("%w: Submit: command buffer %d: its recording failed (%v)", ErrCmdBufferNotEnded, i, cb.err)
 		case cb.state != stateExecutable:
 			return fmt.Errorf("%w: Submit: command buffer %d (call End)", ErrCmdBufferNotEnded, i)
+		case cb.engine != q.engine:
+			return fmt.Errorf("%w: Submit: command buffer %d was created for the %v engine, the queue is on the %v engine", ErrInvalidArgument, i, cb.engine, q.engine)
 		}
 		for _, j := range flatJobs(cb) {
 			if !j.hasWork() {
@@ -157,6 +162,9 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		return nil
 	}
 	f := q.dev.file
+	if j.copy != nil && q.engine == EngineDma && j.copy.onGPU() {
+		return q.runDMA(j)
+	}
 	if j.copy != nil {
 		// Everything before the copy must have finished (the queue's
 		// jobs run in order, so waiting for the last one is enough), and
@@ -173,6 +181,9 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		j.copy.run()
 		return nil
 	}
+	if j.compute != nil {
+		return q.runCompute(j)
+	}
 	q.bcl = q.bcl[:0]
 	for _, s := range j.segs {
 		if s.end > s.start {
@@ -184,7 +195,7 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		BinCL: q.bcl, ShaderRecords: j.shaderRecs, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		Width: uint32(j.width), Height: uint32(j.height),
 		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
-		InFences: q.waitFences,
+		InFences: q.inFences(onGraphics),
 	}
 	if j.color != nil {
 		a.Color = q.target(j, j.color, j.colorClear)
@@ -200,15 +211,54 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		}
 	}
 	if err := f.SubmitCL(&a); err != nil {
-		err = kernelErr("Submit", err)
-		if a.Tag != 0 {
-			q.dev.spans.cancel(a.Tag, err)
-		}
-		return err
+		return q.submitFailed(a.Tag, err)
 	}
 	q.waitFences = q.waitFences[:0]
-	q.last = a.OutFence
+	q.last, q.lastKind = a.OutFence, onGraphics
 	return nil
+}
+
+// spanTag registers a compute or DMA job with the queue's active query
+// and experiment spans and returns its tag (0: none). q.mu is held.
+func (q *Queue) spanTag() uint64 {
+	if len(q.active) == 0 {
+		return 0
+	}
+	sinks, _ := q.activeSinks()
+	return q.dev.spans.register(sinks)
+}
+
+// submitFailed cancels the spans' wait for a job the kernel refused.
+func (q *Queue) submitFailed(tag uint64, err error) error {
+	err = kernelErr("Submit", err)
+	if tag != 0 {
+		q.dev.spans.cancel(tag, err)
+	}
+	return err
+}
+
+// jobEngine says which GPU engine(s) a kernel job of a queue runs on.
+type jobEngine uint8
+
+const (
+	onNone     jobEngine = iota
+	onGraphics           // BIN + RENDER (SubmitCL)
+	onCompute            // COMPUTE (SubmitCompute)
+	onDMA                // DMA (SubmitDMA)
+)
+
+// inFences returns the in-fences of the queue's next job, which runs on
+// engine: the pending semaphore waits, and the queue's last job when that
+// ran on another engine. The kernel runs a context's jobs of one engine
+// in order, but jobs of different engines concurrently; waiting at each
+// change of engine keeps a queue's jobs completing in submission order,
+// so the fence of its last job (Fence, QueueSemaphore) covers all of
+// them. q.mu is held.
+func (q *Queue) inFences(engine jobEngine) []uint64 {
+	if q.last != 0 && q.lastKind != engine {
+		return append(q.waitFences, q.last)
+	}
+	return q.waitFences
 }
 
 func (q *Queue) target(j *job, im *Image, clear bool) kernel.RenderTarget {

@@ -37,7 +37,7 @@ func TestDisasm(t *testing.T) {
 		"fadd r0, a.vary, r1 ; fmul rb1, r0, 0.5",
 		"brr.anyzc -16",
 		"or tlb_r, r0, r0 ; nop ; end")
-	const reserved = uint64(6) << 60 // signal 6 is reserved
+	const reserved = uint64(7) << 60 // signal 7 is reserved
 	withBad := append(append([]uint64(nil), prog[:1]...), reserved, prog[2])
 	hexText := "# a comment\n0x" + fmt.Sprintf("%016x", prog[0]) + "\n\n" + fmt.Sprintf("%016X", prog[1]) + "  // branch\n" + fmt.Sprintf("%x\n", prog[2])
 
@@ -67,11 +67,11 @@ func TestDisasm(t *testing.T) {
 		{name: "stdin", data: rawBytes(prog), stdin: true, want: []string{"00000000: ", "00000008: ", "00000010: "}},
 		{name: "invalid word", data: rawBytes(withBad), want: []string{
 			"00000000: ",
-			"00000008: 6000000000000000  .word 0x6000000000000000  ; invalid: reserved signal 6",
+			"00000008: 7000000000000000  .word 0x7000000000000000  ; invalid: reserved signal 7",
 			fmt.Sprintf("00000010: %016x  or tlb_r", prog[2]),
 		}},
-		{name: "invalid word in text", data: []byte("6000000000000000\n"), want: []string{
-			"00000000: 6000000000000000  .word 0x6000000000000000  ; invalid: reserved signal 6"}},
+		{name: "invalid word in text", data: []byte("7000000000000000\n"), want: []string{
+			"00000000: 7000000000000000  .word 0x7000000000000000  ; invalid: reserved signal 7"}},
 		{name: "non-canonical word", data: rawBytes([]uint64{prog[0] | 1}), want: []string{"; invalid: reserved bits [4:0] are 0x1"}},
 		{name: "empty", data: nil, want: nil},
 		{name: "short binary", data: []byte{1, 2, 3, 0xff}, wantErr: "4 bytes is not a whole number of 64-bit words"},

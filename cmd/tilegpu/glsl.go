@@ -46,7 +46,7 @@ func cmdGLSL(args []string) error {
 	fs.SetOutput(stderr)
 	stageFlag := fs.String("stage", "", "shader stage of every FILE: vert, frag or comp (default: from the extension, .vert/.vs, .frag/.fs or .comp)")
 	dump := fs.String("dump", "", "print the IR after pass `PASS` (\"all\": after every pass); passes: "+passNames())
-	asm := fs.Bool("S", false, "print the machine code of each stage (vertex, coordinate, fragment) with registers and statistics")
+	asm := fs.Bool("S", false, "print the machine code of each stage (vertex, coordinate, fragment, or compute) with registers and statistics")
 	compileOnly := fs.Bool("c", false, "compile only, do not link (a translation unit without main is then valid)")
 	preShader := fs.Bool("preshader", false, "with -S: move uniform-only work into a per-draw pre-shader (as the driver does) and print it")
 	noPoints := fs.Bool("nopoints", false, "with -S: the variant for line and triangle draws (no gl_PointSize write, gl_PointCoord reads 0)")
@@ -91,9 +91,7 @@ func cmdGLSL(args []string) error {
 		}
 		// Constructs the IR cannot express are compile errors too (as in
 		// compiler.CompileShader); a unit without main has nothing to lower.
-		// Compute shaders are checked by the front end only: their IR
-		// lowering does not exist yet.
-		if unit.Main == nil || f.stage == glsl.Compute {
+		if unit.Main == nil {
 			f.unit = unit
 			continue
 		}
@@ -121,9 +119,6 @@ func cmdGLSL(args []string) error {
 			graphics = append(graphics, f)
 			continue
 		}
-		if *dump != "" || *asm {
-			return fmt.Errorf("%s: -dump and -S are not available for compute shaders yet (no IR lowering)", f.path)
-		}
 		if errs := glsl.LinkStage(f.unit); errs != nil {
 			fmt.Fprintf(stdout, "Linked compute stage (%s)\n", f.path)
 			fmt.Fprint(stdout, errs.InfoLog())
@@ -132,6 +127,30 @@ func cmdGLSL(args []string) error {
 	}
 	if failed {
 		return exitError(2)
+	}
+	if *dump != "" {
+		for _, f := range files {
+			if f.stage != glsl.Compute {
+				continue
+			}
+			if err := dumpPasses(f, *dump); err != nil {
+				return err
+			}
+		}
+	}
+	if *asm {
+		for _, f := range files {
+			if f.stage != glsl.Compute {
+				continue
+			}
+			p, err := compiler.CompileCompute(f.source)
+			if err != nil {
+				return fmt.Errorf("%s: %v", f.path, err)
+			}
+			b := p.Binary
+			printBinary(f.path, fmt.Sprintf("compute (local size %d×%d×%d, %d shared bytes)", p.LocalSize[0], p.LocalSize[1], p.LocalSize[2], p.SharedBytes),
+				false, b.Listing(), b.Stats, b.Uniforms)
+		}
 	}
 	files = graphics
 	var prog *compiler.Program

@@ -48,6 +48,17 @@ void main() {
 }
 `
 	goodComp = "#version 310 es\nlayout(local_size_x = 8, local_size_y = 2) in;\nvoid main() { float f = 1.0; }\n"
+	ssboComp = `#version 310 es
+layout(local_size_x = 16) in;
+layout(std430, binding = 2) buffer Data { uint count; uint v[]; } data;
+shared uint s[16];
+void main() {
+	s[gl_LocalInvocationID.x] = data.v[gl_GlobalInvocationID.x];
+	barrier();
+	data.v[gl_GlobalInvocationID.x] = s[15u - gl_LocalInvocationID.x];
+	atomicAdd(data.count, 1u);
+}
+`
 	goodFrag = `precision mediump float;
 varying vec2 v_uv;
 uniform vec4 u_tint;
@@ -107,7 +118,13 @@ func TestGLSL(t *testing.T) {
 		{name: "compute without local size, -c", files: []string{"n.comp", "#version 310 es\nvoid main() {}\n"}, flags: []string{"-c"}, notWant: []string{"ERROR"}},
 		{name: "ES 1.00 source as compute", files: []string{"a.comp", goodFrag}, exit: 2,
 			want: []string{"ERROR: 0:1: 'compute' : compute shaders require #version 310 es"}},
-		{name: "compute -dump refused", files: []string{"a.comp", goodComp}, flags: []string{"-dump", "all"}, exit: -1, wantErr: "not available for compute shaders yet"},
+		{name: "compute -S", files: []string{"s.comp", ssboComp}, flags: []string{"-S"},
+			want: []string{"=== s.comp: compute (local size 16×1×1, 64 shared bytes) shader (single-threaded) ===\n", "shared_st", "barrier", "tmu_staddr", "uniforms: [0]buffer_address[2]"}},
+		{name: "compute -dump", files: []string{"s.comp", ssboComp}, flags: []string{"-dump", "licm"},
+			want: []string{"=== s.comp: compute shader after licm ===\n", "func compute main {", "  local_size 16x1x1, shared 64 bytes\n", "  buffer binding 2 Data: 4 bytes + 4 per runtime element\n", "local_invocation_id x", "load_buffer binding 2, ", "store_shared ", "barrier\n",
+				"atomic_buffer add, binding 2, "}},
+		{name: "compute lowering error", files: []string{"m.comp", "#version 310 es\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint u; mat2 m; };\nvoid main() { m = mat2(uvec4(u)); }\n"}, exit: 2,
+			want: []string{"ERROR: 0:0: '' : ir: lowering: line 4: matrix constructors from uint values are not supported"}},
 		{name: "link ok", files: []string{"a.vert", goodVert, "a.frag", goodFrag}, want: []string{"a.vert\n", "a.frag\n"}, notWant: []string{"ERROR"}},
 		{name: "link order independent", files: []string{"a.frag", goodFrag, "a.vert", goodVert}, notWant: []string{"ERROR"}},
 		{name: "link error", files: []string{"a.vert", goodVert, "b.frag", orphanFrag}, exit: 2,

@@ -26,6 +26,7 @@ commands:
   serve        run the GPU process: one GPU shared by clients on a Unix socket and/or TCP
   replay       re-execute a recorded command stream (serve -record) on a fresh GPU; -decode prints it
   crashdec     decode a GPU crash dump (Config.CrashDumpDir): ring, draw, tile, shader with the PC marked
+  compute      run a GLSL ES 3.10 compute shader on the virtual GPU (pal, COMPUTE engine) and print its buffers
 
 Run 'tilegpu <command> -h' for a command's flags.
 `
@@ -45,6 +46,7 @@ func main() {
 		"serve":       cmdServe,
 		"replay":      cmdReplay,
 		"crashdec":    cmdCrashdec,
+		"compute":     cmdCompute,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

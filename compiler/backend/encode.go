@@ -245,6 +245,8 @@ func pack(b *Bundle) (isa.Instr, bool) {
 		switch {
 		case b.Sig.Op == OpLdTMU:
 			ins.Sig = isa.SigLDTMU
+		case b.Sig.Op == OpBarrier:
+			ins.Sig = isa.SigBarrier
 		case b.Sig.lastThrsw:
 			ins.Sig = isa.SigLastTHRSW
 		default:

@@ -40,6 +40,17 @@ const (
 	SpecFrontFacing
 	SpecPointS
 	SpecPointT
+	// compute inputs (docs/hardware.md §9)
+	SpecLocalIDX
+	SpecLocalIDY
+	SpecLocalIDZ
+	SpecLocalIndex
+	SpecWorkgroupX
+	SpecWorkgroupY
+	SpecWorkgroupZ
+	SpecNumGroupsX
+	SpecNumGroupsY
+	SpecNumGroupsZ
 	numSpecials
 )
 
@@ -62,6 +73,16 @@ var specialInfo = [numSpecials]struct {
 	SpecFrontFacing:   {isa.RaddrFrontFacing, true, false, false, "front_facing"},
 	SpecPointS:        {isa.RaddrPointS, true, false, false, "point_s"},
 	SpecPointT:        {isa.RaddrPointT, false, true, false, "point_t"},
+	SpecLocalIDX:      {isa.RaddrLocalIDX, true, false, false, "local_id_x"},
+	SpecLocalIDY:      {isa.RaddrLocalIDY, false, true, false, "local_id_y"},
+	SpecLocalIDZ:      {isa.RaddrLocalIDZ, true, false, false, "local_id_z"},
+	SpecLocalIndex:    {isa.RaddrLocalIndex, false, true, false, "local_index"},
+	SpecWorkgroupX:    {isa.RaddrWorkgroupX, true, false, false, "wg_id_x"},
+	SpecWorkgroupY:    {isa.RaddrWorkgroupY, false, true, false, "wg_id_y"},
+	SpecWorkgroupZ:    {isa.RaddrWorkgroupZ, true, false, false, "wg_id_z"},
+	SpecNumGroupsX:    {isa.RaddrNumGroupsX, false, true, false, "num_wg_x"},
+	SpecNumGroupsY:    {isa.RaddrNumGroupsY, true, false, false, "num_wg_y"},
+	SpecNumGroupsZ:    {isa.RaddrNumGroupsZ, false, true, false, "num_wg_z"},
 }
 
 // Reg is an operand or destination.
@@ -133,6 +154,7 @@ const (
 	OpBranch  Op = 102 // to Target when BrCond holds
 	OpLdTMU   Op = 103 // pop the TMU FIFO into r4 (signal)
 	OpThrsw   Op = 104 // thread switch (signal)
+	OpBarrier Op = 105 // workgroup barrier (signal; compute shaders)
 )
 
 // AddOp returns the QIR op for an add-unit op.
@@ -174,6 +196,8 @@ func (o Op) String() string {
 		return "ldtmu"
 	case o == OpThrsw:
 		return "thrsw"
+	case o == OpBarrier:
+		return "barrier"
 	}
 	return fmt.Sprintf("op%d", o)
 }
@@ -280,7 +304,7 @@ func (in *Inst) String() string {
 		if in.lastThrsw {
 			sb.WriteString(" (last)")
 		}
-	case OpLdTMU, OpNop:
+	case OpLdTMU, OpNop, OpBarrier:
 	default:
 		fmt.Fprintf(&sb, " %v, %v", in.Dst, in.Src[0])
 		if !in.Op.unary() {

@@ -9,7 +9,7 @@ import (
 // op and a signal, or a lone load immediate or branch.
 type Bundle struct {
 	Add, Mul *Inst // ALU ops (an OpMov may sit in either)
-	Sig      *Inst // OpLdTMU or OpThrsw
+	Sig      *Inst // OpLdTMU, OpThrsw or OpBarrier
 	Other    *Inst // OpLoadImm or OpBranch (alone)
 	End      bool  // program end after this instruction
 }
@@ -70,7 +70,7 @@ func regRes(r Reg) int {
 		switch {
 		case w == isa.WaddrTMUS, w == isa.WaddrUniformsAdr:
 			return resUnif
-		case w.IsTMU():
+		case w.IsTMU(), w.IsMemoryPort():
 			return resTMU
 		case w.IsTLB():
 			// Separate registers: their writes may go in any order.
@@ -120,7 +120,8 @@ func effectsInto(in *Inst, reads, writes []int) ([]int, []int) {
 	if in.writesR4() {
 		writes = append(writes, resAcc+4)
 	}
-	if in.Op == OpLdTMU {
+	if in.Op == OpLdTMU || in.Op == OpBarrier {
+		// A barrier orders the memory accesses around it.
 		writes = append(writes, resTMU)
 	}
 	if in.Op == OpThrsw {
@@ -189,7 +190,7 @@ func Schedule(p *Program) *Scheduled {
 func independent(a, b *Bundle) bool {
 	var ra, wa [numRes]bool
 	for _, in := range a.insts() {
-		if in.writesR4() || in.Op == OpLdTMU || in.Op == OpThrsw {
+		if in.writesR4() || in.Op == OpLdTMU || in.Op == OpThrsw || in.Op == OpBarrier {
 			return false
 		}
 		r, w := effects(in)
@@ -201,7 +202,7 @@ func independent(a, b *Bundle) bool {
 		}
 	}
 	for _, in := range b.insts() {
-		if in.writesR4() || in.Op == OpLdTMU || in.Op == OpThrsw {
+		if in.writesR4() || in.Op == OpLdTMU || in.Op == OpThrsw || in.Op == OpBarrier {
 			return false
 		}
 		r, w := effects(in)
@@ -384,7 +385,7 @@ func startBundle(in *Inst) *Bundle {
 	switch {
 	case in.Op == OpLoadImm || in.Op == OpBranch:
 		return &Bundle{Other: in}
-	case in.Op == OpLdTMU || in.Op == OpThrsw:
+	case in.Op == OpLdTMU || in.Op == OpThrsw || in.Op == OpBarrier:
 		return &Bundle{Sig: in}
 	case in.Op.isMul():
 		return &Bundle{Mul: in}
@@ -407,7 +408,7 @@ func tryMerge(b *Bundle, in *Inst) *Bundle {
 	var candBuf [3]Bundle
 	cands := candBuf[:0]
 	switch {
-	case in.Op == OpLdTMU || in.Op == OpThrsw:
+	case in.Op == OpLdTMU || in.Op == OpThrsw || in.Op == OpBarrier:
 		if b.Sig == nil {
 			c := *b
 			c.Sig = in

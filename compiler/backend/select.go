@@ -53,7 +53,10 @@ type selector struct {
 	// lastThrsw is the thread switch emitted last if every run executes
 	// it exactly once and no other after it, else nil.
 	lastThrsw *Inst
-	err       error
+	// bufAddr and bufSize hold a compute shader's storage buffer
+	// addresses and sizes by binding, read once at the start (compute.go).
+	bufAddr, bufSize map[int]Reg
+	err              error
 }
 
 // Select lowers f (in ir.FormScalar) to QIR for the given options.
@@ -84,6 +87,8 @@ func Select(f *ir.Func, opts Options) (p *Program, err error) {
 	s.loopFused = loopCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
 	s.ifFused = ifCondCompares(f.Body, s.uses, map[*ir.Instr]bool{})
 	s.planInputs()
+	s.hoistBuffers()
+	s.maskInvalidLanes()
 	s.nodes(f.Body)
 	if s.lastThrsw != nil {
 		s.lastThrsw.lastThrsw = true
@@ -836,7 +841,9 @@ func (s *selector) instr(in *ir.Instr) {
 	case ir.OpPhi:
 		s.fail("%%%d: phi outside an If/Loop phi list", in.ID)
 	default:
-		s.fail("%%%d: unsupported op %v", in.ID, in.Op)
+		if !s.computeInstr(in) {
+			s.fail("%%%d: unsupported op %v", in.ID, in.Op)
+		}
 	}
 }
 

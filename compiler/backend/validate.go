@@ -23,7 +23,8 @@ import (
 //     neither it nor the writing instruction may signal LDTMU or a thread
 //     switch or write the SFU again (each of those would lose the result).
 //   - TMU FIFO: a write to TMU_S queues a texture fetch (four LDTMU pops),
-//     one to TMU_ADDR a direct load (one pop); at most four requests are
+//     one to TMU_ADDR, SHARED_LOAD, TMU_ATOMIC or SHARED_ATOMIC a direct
+//     or shared load or an atomic (one pop); at most four requests are
 //     outstanding, LDTMU needs one, all are popped at END, and paths that
 //     meet hold the same requests.
 //   - Accumulators: r0–r5 are read only after a write on every path since
@@ -154,13 +155,13 @@ func step(in isa.Instr, s vstate) (vstate, error) {
 			s.acc |= 1 << (w - isa.WaddrR0)
 		case w == isa.WaddrACC5:
 			s.acc |= 1 << 5
-		case w == isa.WaddrTMUS || w == isa.WaddrTMUAddr:
+		case w.QueuesResult():
 			if s.nfifo == 4 {
 				return s, fmt.Errorf("a fifth TMU request while four are outstanding (FIFO depth 4)")
 			}
-			pops := uint8(4)
-			if w == isa.WaddrTMUAddr {
-				pops = 1
+			pops := uint8(1) // direct and shared loads, atomics
+			if w == isa.WaddrTMUS {
+				pops = 4
 			}
 			s.fifo[s.nfifo] = pops
 			s.nfifo++

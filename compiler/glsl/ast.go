@@ -55,10 +55,13 @@ const (
 	StorageOut
 	StorageInOut
 	StorageConstIn
+	// GLSL ES 3.10 compute shaders (storage.go); appended.
+	StorageShared // a shared variable: Variable.Offset in the work group's shared memory
+	StorageBuffer // a buffer block member (Variable.Block, Offset) or instance (Type is the block's)
 )
 
 func (s Storage) String() string {
-	return [...]string{"", "const", "attribute", "uniform", "varying", "in", "out", "inout", "const in"}[s]
+	return [...]string{"", "const", "attribute", "uniform", "varying", "in", "out", "inout", "const in", "shared", "buffer"}[s]
 }
 
 // Variable is a declared variable, parameter or built-in variable. Every
@@ -78,6 +81,13 @@ type Variable struct {
 	// variable (read or write), Written if it is assigned or passed as an
 	// out/inout argument. The linker's rules use these.
 	Used, Written bool
+	// Block is the buffer block of a StorageBuffer variable. Offset is
+	// the std430 byte offset of a block member declared without an
+	// instance name (Member is its index; -1 for an instance) or of a
+	// shared variable in shared memory.
+	Block  *BufferBlock
+	Offset int
+	Member int
 }
 
 // Function is a user-defined function: all prototypes and the definition of
@@ -155,10 +165,25 @@ const (
 	OpSubAssign
 	OpMulAssign
 	OpDivAssign
+	// GLSL ES 3.10 only (ES 1.00 reserves these operators); appended.
+	OpMod       // %
+	OpBitAnd    // &
+	OpBitOr     // |
+	OpBitXor    // ^
+	OpShl       // <<
+	OpShr       // >> (arithmetic for int, logical for uint)
+	OpBitNot    // unary ~
+	OpModAssign // %=
+	OpAndAssign // &=
+	OpOrAssign  // |=
+	OpXorAssign // ^=
+	OpShlAssign // <<=
+	OpShrAssign // >>=
 )
 
 var opNames = [...]string{"", "+", "-", "*", "/", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "^^",
-	"-", "+", "!", "++", "--", "++", "--", "=", "+=", "-=", "*=", "/="}
+	"-", "+", "!", "++", "--", "++", "--", "=", "+=", "-=", "*=", "/=",
+	"%", "&", "|", "^", "<<", ">>", "~", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -397,4 +422,10 @@ type TranslationUnit struct {
 	// declaration: the workgroup size, each dimension >= 1 (unset
 	// dimensions are 1). Zero for the other stages.
 	LocalSize [3]int
+	// Buffers are a compute shader's shader storage blocks, in
+	// declaration order; Shared its shared variables, laid out in
+	// SharedSize bytes (storage.go).
+	Buffers    []*BufferBlock
+	Shared     []*Variable
+	SharedSize int
 }

@@ -233,6 +233,8 @@ func (p *parser) builtins() *scope {
 		v("gl_FragColor", TypeVec4, StorageLocal, Mediump)
 		v("gl_FragData", ArrayOf(TypeVec4, MaxDrawBuffers), StorageLocal, Mediump)
 		v("gl_PointCoord", TypeVec2, StorageLocal, Mediump)
+	} else if p.stage == Compute {
+		p.computeBuiltins(s)
 	}
 	return s
 }
@@ -292,7 +294,14 @@ func (p *parser) builtinCall(t token, sigs []builtinSig, args []Expr) Expr {
 			}
 		}
 		if all {
-			c.Val = foldBuiltin(t.text, sig.ret, args)
+			if v, integer := foldIntegerBuiltin(t.text, sig.ret, args); integer {
+				c.Val = v
+			} else {
+				c.Val = foldBuiltin(t.text, sig.ret, args)
+			}
+		}
+		if p.stage == Compute {
+			p.checkComputeCall(t, c)
 		}
 		return c
 	}
@@ -489,6 +498,8 @@ func compareScalar(name string, a, b Scalar) bool {
 		x, y = float64(a.F), float64(b.F)
 	case Int:
 		x, y = float64(a.I), float64(b.I)
+	case Uint:
+		x, y = float64(uint32(a.I)), float64(uint32(b.I))
 	case Bool:
 		if name == "equal" {
 			return a.B == b.B

@@ -1,8 +1,11 @@
 package glsl
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
-// The GLSL ES 3.10 compute subset: what exists so far.
+// The GLSL ES 3.10 compute subset.
 //
 // A shader compiled for the Compute stage must start with "#version 310 es"
 // (preprocess.go); that version is refused for vertex and fragment shaders,
@@ -18,18 +21,39 @@ import "strconv"
 // precisions are the vertex shader's (§4.7.4); attributes, varyings and
 // the fragment built-ins do not exist.
 //
-// Not yet accepted (each is reported as an error naming the construct, never
-// silently ignored): shader storage blocks (std430 buffers), shared
-// variables, uint types, the compute built-in variables and barrier(). A
-// layout qualifier or a buffer block in a GLSL ES 1.00 shader is reported as
-// needing #version 310 es.
+// In 310 shaders only (ES 1.00 keeps the operators reserved, u literals
+// invalid and the type names ordinary identifiers):
+//   - uint, uvec2..4 (Kinds appended after Array), u/U literals, the
+//     operators % & | ^ ~ << >> and their compound assignments with ES
+//     3.10 §5.9's typing (no implicit conversions; shifts may mix
+//     signedness), uint indices and array sizes, int(uint)/uint(int) keep
+//     the bits; constant folding of all of them (fold.go);
+//   - shader storage blocks, laid out by std430 or std140 (storage.go;
+//     the default, shared and packed get std430's offsets), with an
+//     optional runtime-sized last member and .length() on arrays;
+//     readonly/writeonly/coherent/volatile/restrict (readonly is checked);
+//   - shared variables (storage.go), laid out one after another by std430;
+//   - gl_NumWorkGroups, gl_WorkGroupID, gl_LocalInvocationID,
+//     gl_GlobalInvocationID, gl_LocalInvocationIndex, gl_WorkGroupSize
+//     (a constant once the local size is declared),
+//     gl_MaxComputeWorkGroupCount/Size;
+//   - barrier(), memoryBarrier(), memoryBarrierShared(),
+//     memoryBarrierBuffer(), groupMemoryBarrier(), the atomic* functions on
+//     int/uint buffer or shared variables, the int/uint forms of abs,
+//     sign, min, max, clamp and the vector comparisons, and §8.8's
+//     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
+//     and findMSB (folded in constant expressions).
+//
+// Not in the subset (each is a compile error, never accepted silently):
+// row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
+// images, switch, the ES 3.00 built-ins beyond those above
+// (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
+// control flow is not a compile error (ES 3.10 allows uniform control
+// flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
 // Compute limits: the values of GL_MAX_COMPUTE_WORK_GROUP_SIZE (per
 // dimension) and GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS this implementation
-// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45): the
-// compute dispatch unit is not built yet, and the reference interpreter
-// runs a workgroup's invocations in lockstep, so its memory grows with
-// the product.
+// reports. They are OpenGL ES 3.1's minimum maxima (Table 20.45).
 const (
 	MaxComputeWorkGroupSizeX       = 128
 	MaxComputeWorkGroupSizeY       = 128
@@ -38,9 +62,10 @@ const (
 )
 
 // computeExternal parses a global declaration that exists only in GLSL ES
-// 3.10 and reports whether it consumed one. In a GLSL ES 1.00 shader it
-// only recognises such declarations, to say which version they need
-// instead of reporting a syntax error.
+// 3.10 and reports whether it consumed one: a shared variable, a buffer
+// block or an input layout. In a GLSL ES 1.00 shader it only recognises
+// such declarations, to say which version they need instead of reporting
+// a syntax error.
 func (p *parser) computeExternal() bool {
 	t := p.peek()
 	if t.kind != tIdent {
@@ -48,11 +73,11 @@ func (p *parser) computeExternal() bool {
 	}
 	if t.text == "shared" && p.unit.Version == 310 {
 		// A keyword in ES 3.10, so never a user's name here.
-		p.skipStatement(t, "shared variables are not supported yet")
+		p.sharedDeclaration()
 		return true
 	}
 	isLayout := t.text == "layout" && p.peekAt(1).text == "("
-	isBuffer := t.text == "buffer" && p.peekAt(1).kind == tIdent && p.peekAt(2).text == "{"
+	isBuffer := p.startsBufferBlock()
 	if !isLayout && !isBuffer {
 		return false
 	}
@@ -67,12 +92,139 @@ func (p *parser) computeExternal() bool {
 		p.skipStatement(t, msg)
 		return true
 	}
-	if isBuffer {
-		p.skipStatement(t, "shader storage blocks are not supported yet")
+	var lq layoutQuals
+	if isLayout {
+		lq = p.layoutQualifiers()
+	}
+	if p.is("in") {
+		p.inputLayout(lq)
 		return true
 	}
-	p.layoutDeclaration()
+	if p.startsBufferBlock() {
+		p.bufferBlock(lq)
+		return true
+	}
+	t = p.peek()
+	p.skipStatement(t, "layout qualifiers are supported only on 'in' (local size) and on buffer blocks")
 	return true
+}
+
+// memoryQualifiers are GLSL ES 3.10 §4.9's; readonly and writeonly are
+// checked, the others change nothing in a lockstep model whose every store
+// is visible to the next access.
+var memoryQualifiers = map[string]bool{"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true}
+
+// startsBufferBlock reports "{memory qualifier} buffer NAME {" at the
+// current token.
+func (p *parser) startsBufferBlock() bool {
+	i := 0
+	for memoryQualifiers[p.peekAt(i).text] && p.peekAt(i).kind == tIdent {
+		i++
+	}
+	return p.peekAt(i).text == "buffer" && p.peekAt(i).kind == tIdent && p.peekAt(i+1).kind == tIdent && p.peekAt(i+2).text == "{"
+}
+
+// layoutQuals is what one layout(...) qualifier says.
+type layoutQuals struct {
+	tok        token // "layout"
+	size       [3]int
+	seen       [3]bool
+	binding    int
+	hasBinding bool
+	layout     BlockLayout
+	ids        []token // every qualifier named, for errors where it does not apply
+}
+
+// layoutQualifiers parses "layout ( id [= N] , ... )".
+func (p *parser) layoutQualifiers() layoutQuals {
+	lq := layoutQuals{tok: p.next()}
+	p.expect("(")
+	for {
+		id := p.ident()
+		lq.ids = append(lq.ids, id)
+		dim := -1
+		switch id.text {
+		case "local_size_x":
+			dim = 0
+		case "local_size_y":
+			dim = 1
+		case "local_size_z":
+			dim = 2
+		case "std430", "shared", "packed": // shared, packed: the implementation picks std430 (storage.go)
+			lq.layout = Std430
+		case "std140":
+			lq.layout = Std140
+		case "binding":
+		default:
+			p.errorf(id.line, id.text, "unknown layout qualifier")
+		}
+		if p.accept("=") {
+			v := p.next()
+			n, ok := layoutValue(v)
+			limit := [3]int{MaxComputeWorkGroupSizeX, MaxComputeWorkGroupSizeY, MaxComputeWorkGroupSizeZ}
+			names := [3]string{"X", "Y", "Z"}
+			switch {
+			case !ok:
+				p.errorf(v.line, v.text, "layout qualifier value must be an integer literal")
+			case id.text == "binding":
+				if n >= MaxShaderStorageBufferBindings {
+					p.errorf(v.line, v.text, "binding exceeds GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS = "+strconv.Itoa(MaxShaderStorageBufferBindings))
+				} else {
+					lq.binding, lq.hasBinding = int(n), true
+				}
+			case dim < 0:
+				p.errorf(v.line, v.text, "layout qualifier "+id.text+" takes no value")
+			case n <= 0:
+				p.errorf(v.line, v.text, "local size must be at least 1")
+			case n > uint64(limit[dim]):
+				p.errorf(v.line, v.text, "local size exceeds GL_MAX_COMPUTE_WORK_GROUP_SIZE "+names[dim]+" = "+strconv.Itoa(limit[dim]))
+			default:
+				if lq.seen[dim] {
+					p.errorf(id.line, id.text, "layout qualifier given twice")
+				}
+				lq.size[dim], lq.seen[dim] = int(n), true
+			}
+		} else if dim >= 0 || id.text == "binding" {
+			p.errorf(id.line, id.text, id.text+" needs a value")
+		}
+		if !p.accept(",") {
+			break
+		}
+	}
+	p.expect(")")
+	return lq
+}
+
+// inputLayout finishes "layout(local_size_...) in ;".
+func (p *parser) inputLayout(lq layoutQuals) {
+	p.expect("in")
+	p.expect(";")
+	for _, id := range lq.ids {
+		if id.text == "std430" || id.text == "binding" {
+			p.errorf(id.line, id.text, "layout qualifier "+id.text+" does not apply to 'in'")
+		}
+	}
+	if !lq.seen[0] && !lq.seen[1] && !lq.seen[2] {
+		return // every value was wrong: already reported
+	}
+	size := lq.size
+	for i := range size {
+		if size[i] == 0 {
+			size[i] = 1
+		}
+	}
+	if total := size[0] * size[1] * size[2]; total > MaxComputeWorkGroupInvocations {
+		p.errorf(lq.tok.line, "local_size", "workgroup of "+strconv.Itoa(total)+" invocations exceeds GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS = "+strconv.Itoa(MaxComputeWorkGroupInvocations))
+		return
+	}
+	if p.unit.LocalSize != [3]int{} && p.unit.LocalSize != size {
+		p.errorf(lq.tok.line, "local_size", "local size redeclared with different values (GLSL ES 3.10 §4.4.1.1)")
+		return
+	}
+	p.unit.LocalSize = size
+	if v, ok := p.builtinScope.names["gl_WorkGroupSize"].(*Variable); ok {
+		v.Value = Value{{Kind: Uint, I: int32(size[0])}, {Kind: Uint, I: int32(size[1])}, {Kind: Uint, I: int32(size[2])}}
+	}
 }
 
 // skipStatement reports msg at t and skips the declaration it starts
@@ -99,80 +251,6 @@ func (p *parser) skipStatement(t token, msg string) {
 	}
 }
 
-// layoutDeclaration parses "layout ( id = N , ... ) in ;" of a compute
-// shader.
-func (p *parser) layoutDeclaration() {
-	layoutTok := p.next()
-	p.expect("(")
-	var size [3]int
-	var seen [3]bool
-	for {
-		id := p.ident()
-		dim := -1
-		switch id.text {
-		case "local_size_x":
-			dim = 0
-		case "local_size_y":
-			dim = 1
-		case "local_size_z":
-			dim = 2
-		case "std430", "std140", "shared", "packed", "binding":
-			p.errorf(id.line, id.text, "only local_size_x/y/z input layouts are supported yet")
-		default:
-			p.errorf(id.line, id.text, "unknown layout qualifier")
-		}
-		if p.accept("=") {
-			v := p.next()
-			n, ok := layoutValue(v)
-			limit := [3]int{MaxComputeWorkGroupSizeX, MaxComputeWorkGroupSizeY, MaxComputeWorkGroupSizeZ}
-			names := [3]string{"X", "Y", "Z"}
-			switch {
-			case !ok:
-				p.errorf(v.line, v.text, "layout qualifier value must be an integer literal")
-			case dim < 0:
-			case n <= 0:
-				p.errorf(v.line, v.text, "local size must be at least 1")
-			case n > uint64(limit[dim]):
-				p.errorf(v.line, v.text, "local size exceeds GL_MAX_COMPUTE_WORK_GROUP_SIZE "+names[dim]+" = "+strconv.Itoa(limit[dim]))
-			default:
-				if seen[dim] {
-					p.errorf(id.line, id.text, "layout qualifier given twice")
-				}
-				size[dim], seen[dim] = int(n), true
-			}
-		} else if dim >= 0 {
-			p.errorf(id.line, id.text, "local size needs a value")
-		}
-		if !p.accept(",") {
-			break
-		}
-	}
-	p.expect(")")
-	storage := p.next()
-	if storage.text != "in" {
-		p.skipStatement(storage, "only 'layout(local_size_...) in;' is supported yet")
-		return
-	}
-	p.expect(";")
-	if !seen[0] && !seen[1] && !seen[2] {
-		return // every value was wrong: already reported
-	}
-	for i := range size {
-		if size[i] == 0 {
-			size[i] = 1
-		}
-	}
-	if total := size[0] * size[1] * size[2]; total > MaxComputeWorkGroupInvocations {
-		p.errorf(layoutTok.line, "local_size", "workgroup of "+strconv.Itoa(total)+" invocations exceeds GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS = "+strconv.Itoa(MaxComputeWorkGroupInvocations))
-		return
-	}
-	if p.unit.LocalSize != [3]int{} && p.unit.LocalSize != size {
-		p.errorf(layoutTok.line, "local_size", "local size redeclared with different values (GLSL ES 3.10 §4.4.1.1)")
-		return
-	}
-	p.unit.LocalSize = size
-}
-
 // layoutValue reads an integer literal token (decimal, octal or hex)
 // without overflow. (ES 3.10's u suffix needs uint literals in the lexer,
 // which do not exist yet.)
@@ -188,4 +266,270 @@ func layoutValue(t token) (uint64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// isUintLiteral reports an integer literal with the u/U suffix of GLSL ES
+// 3.00 (decimal, octal or hex digits before it).
+func isUintLiteral(s string) bool {
+	if len(s) < 2 || s[len(s)-1] != 'u' && s[len(s)-1] != 'U' {
+		return false
+	}
+	_, ok := parseIntLiteral(s[:len(s)-1])
+	return ok
+}
+
+// computeInputs are the compute shader's built-in input variables (GLSL ES
+// 3.10 §7.1.3), all read-only.
+var computeInputs = map[string]bool{"gl_NumWorkGroups": true, "gl_WorkGroupID": true, "gl_LocalInvocationID": true,
+	"gl_GlobalInvocationID": true, "gl_LocalInvocationIndex": true}
+
+// es310TypeNames are the GLSL ES 3.10 type keywords this subset adds; in
+// ES 1.00 they are ordinary identifiers.
+var es310TypeNames = map[string]*Type{"uint": TypeUint, "uvec2": TypeUVec2, "uvec3": TypeUVec3, "uvec4": TypeUVec4}
+
+// es310Keywords may not name anything in a 310 shader.
+var es310Keywords = map[string]bool{"uint": true, "uvec2": true, "uvec3": true, "uvec4": true, "buffer": true, "shared": true,
+	"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true, "layout": true}
+
+// computeBuiltins adds the compute stage's built-in types, variables and
+// constants to the outermost scope.
+func (p *parser) computeBuiltins(s *scope) {
+	if p.unit.Version == 310 {
+		for name, t := range es310TypeNames {
+			s.names[name] = t
+		}
+	}
+	for name := range computeInputs {
+		t := TypeUVec3
+		if name == "gl_LocalInvocationIndex" {
+			t = TypeUint
+		}
+		s.names[name] = &Variable{Name: name, Type: t, Storage: StorageLocal, Precision: Highp, Global: true, Builtin: true}
+	}
+	// The value is set by layout(local_size_...) in (inputLayout).
+	s.names["gl_WorkGroupSize"] = &Variable{Name: "gl_WorkGroupSize", Type: TypeUVec3, Storage: StorageConst, Precision: Highp,
+		Global: true, Builtin: true}
+	ivec3 := func(name string, x, y, z int32) {
+		s.names[name] = &Variable{Name: name, Type: TypeIVec3, Storage: StorageConst, Precision: Highp, Global: true, Builtin: true,
+			Value: Value{{Kind: Int, I: x}, {Kind: Int, I: y}, {Kind: Int, I: z}}}
+	}
+	ivec3("gl_MaxComputeWorkGroupCount", 65535, 65535, 65535)
+	ivec3("gl_MaxComputeWorkGroupSize", MaxComputeWorkGroupSizeX, MaxComputeWorkGroupSizeY, MaxComputeWorkGroupSizeZ)
+}
+
+// atomicFunctions are GLSL ES 3.10 §8.11's; the first argument must be a
+// buffer or shared variable (or a member or element of one).
+var atomicFunctions = map[string]bool{"atomicAdd": true, "atomicMin": true, "atomicMax": true, "atomicAnd": true,
+	"atomicOr": true, "atomicXor": true, "atomicExchange": true, "atomicCompSwap": true}
+
+func init() {
+	add := func(name string, ret *Type, params ...*Type) {
+		builtinTable[name] = append(builtinTable[name], builtinSig{ret: ret, params: params, stage: int(Compute)})
+	}
+	for _, n := range []string{"barrier", "memoryBarrier", "memoryBarrierShared", "memoryBarrierBuffer", "groupMemoryBarrier"} {
+		add(n, TypeVoid)
+	}
+	for _, t := range []*Type{TypeInt, TypeUint} {
+		for n := range atomicFunctions {
+			if n == "atomicCompSwap" {
+				add(n, t, t, t, t)
+			} else {
+				add(n, t, t, t)
+			}
+		}
+	}
+	// The integer forms of ES 3.00 §8.3 the compute subset needs.
+	for n := 1; n <= 4; n++ {
+		for _, k := range []Kind{Int, Uint} {
+			t, s := VectorType(k, n), VectorType(k, 1)
+			if k == Int {
+				add("abs", t, t)
+				add("sign", t, t)
+			}
+			add("min", t, t, t)
+			add("max", t, t, t)
+			add("clamp", t, t, t, t)
+			// GLSL ES 3.10 §8.8 integer functions (the bit-field ones).
+			iv := VectorType(Int, n)
+			add("bitfieldExtract", t, t, TypeInt, TypeInt)
+			add("bitfieldInsert", t, t, t, TypeInt, TypeInt)
+			add("bitfieldReverse", t, t)
+			add("bitCount", iv, t)
+			add("findLSB", iv, t)
+			add("findMSB", iv, t)
+			if n > 1 {
+				add("min", t, t, s)
+				add("max", t, t, s)
+				add("clamp", t, t, s, s)
+			}
+		}
+		if n > 1 {
+			u, bv := VectorType(Uint, n), VectorType(Bool, n)
+			for _, f := range []string{"lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual", "equal", "notEqual"} {
+				add(f, bv, u, u)
+			}
+		}
+	}
+}
+
+// foldIntegerBuiltin folds the integer built-ins on constant arguments;
+// integer reports whether name with these arguments is one (then nil
+// means not folded).
+func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer bool) {
+	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] {
+		return nil, len(args) > 0 && args[0].Type().IsInteger()
+	}
+	switch name {
+	case "abs", "sign", "min", "max", "clamp", "bitfieldExtract", "bitfieldInsert", "bitfieldReverse", "bitCount", "findLSB", "findMSB":
+	default:
+		return nil, false // comparisons: foldBuiltin handles every kind
+	}
+	k := ret.Scalar()
+	less := func(a, b int32) bool {
+		if k == Uint {
+			return uint32(a) < uint32(b)
+		}
+		return a < b
+	}
+	arg := func(i, c int) int32 {
+		v := args[i].Value()
+		if len(v) == 1 {
+			return v[0].I
+		}
+		return v[c].I
+	}
+	out := make(Value, ret.Components())
+	for c := range out {
+		x := arg(0, c)
+		var r int32
+		switch name {
+		case "abs":
+			r = x
+			if x < 0 {
+				r = -x
+			}
+		case "sign":
+			switch {
+			case x > 0:
+				r = 1
+			case x < 0:
+				r = -1
+			}
+		case "min":
+			r = x
+			if y := arg(1, c); less(y, x) {
+				r = y
+			}
+		case "max":
+			r = x
+			if y := arg(1, c); less(x, y) {
+				r = y
+			}
+		case "clamp":
+			lo, hi := arg(1, c), arg(2, c)
+			r = x
+			if less(r, lo) {
+				r = lo
+			}
+			if less(hi, r) {
+				r = hi
+			}
+		default:
+			r = foldBitfield(name, args[0].Type().Scalar() == Int, x, arg, c)
+		}
+		out[c] = Scalar{Kind: k, I: r}
+	}
+	return out, true
+}
+
+// checkComputeCall applies the rules of the compute built-ins a signature
+// cannot say: an atomic's first argument is a buffer or shared variable
+// it may write.
+func (p *parser) checkComputeCall(t token, c *Call) {
+	if !atomicFunctions[c.Builtin] {
+		return
+	}
+	root := c.Args[0]
+	for {
+		switch x := root.(type) {
+		case *Index:
+			root = x.X
+			continue
+		case *FieldSelect:
+			root = x.X
+			continue
+		}
+		break
+	}
+	id, ok := root.(*Ident)
+	if !ok || id.Var.Storage != StorageBuffer && id.Var.Storage != StorageShared {
+		p.errorf(t.line, t.text, "the first argument of an atomic function must be a buffer or shared variable")
+		return
+	}
+	p.checkLValue(c.Args[0], t.text)
+}
+
+// lengthMethod parses "() " after "x.length" in a 310 shader: the constant
+// length of a sized array, or a ".length" call of a runtime-sized one.
+func (p *parser) lengthMethod(nt token, x Expr) Expr {
+	p.expect("(")
+	p.expect(")")
+	if isErr(x) {
+		return p.bad(nt.line)
+	}
+	t := x.Type()
+	if t.Kind != Array {
+		p.errorf(nt.line, "length", "length() applies only to arrays")
+		return p.bad(nt.line)
+	}
+	if t.IsRuntimeArray() {
+		return &Call{ExprInfo: ExprInfo{Line: nt.line, Ty: TypeInt, Prec: Highp}, Builtin: LengthMethod, Args: []Expr{x}}
+	}
+	return &ConstExpr{ExprInfo: ExprInfo{Line: nt.line, Ty: TypeInt, Val: Value{{Kind: Int, I: int32(t.Len)}}}}
+}
+
+// LengthMethod is Call.Builtin of arr.length() on a runtime-sized array
+// (Args[0] is the array); a sized array's length() is a constant.
+const LengthMethod = ".length"
+
+// foldBitfield folds the §8.8 bit-field functions on one component x of
+// the first argument (arg gives the others). Offsets and sizes outside
+// the value are undefined in GLSL; they fold as compiler/ir computes them.
+func foldBitfield(name string, signed bool, x int32, arg func(i, c int) int32, c int) int32 {
+	u := uint32(x)
+	switch name {
+	case "bitfieldExtract":
+		off, n := uint32(arg(1, 0)), uint32(arg(2, 0))
+		if n == 0 {
+			return 0
+		}
+		v := u << ((32 - off - n) & 31)
+		if signed {
+			return int32(v) >> ((32 - n) & 31)
+		}
+		return int32(v >> ((32 - n) & 31))
+	case "bitfieldInsert":
+		ins := uint32(arg(1, c))
+		off, n := uint32(arg(2, 0)), uint32(arg(3, 0))
+		mask := ^uint32(0)
+		if n != 32 {
+			mask = (uint32(1)<<(n&31) - 1) << (off & 31)
+		}
+		return int32(u&^mask | ins<<(off&31)&mask)
+	case "bitfieldReverse":
+		return int32(bits.Reverse32(u))
+	case "bitCount":
+		return int32(bits.OnesCount32(u))
+	case "findLSB":
+		if u == 0 {
+			return -1
+		}
+		return int32(bits.TrailingZeros32(u))
+	case "findMSB":
+		if signed && x < 0 {
+			u = ^u
+		}
+		return int32(bits.Len32(u)) - 1
+	}
+	return 0
 }

@@ -8,7 +8,9 @@ import (
 
 // FuzzParseCompute checks the compute front end: no panic or hang, every
 // diagnostic in glslangValidator's form, and an accepted shader's local
-// size within the limits.
+// size, shared memory and buffer bindings within the limits. Lowering,
+// the passes and the reference dispatch are fuzzed by
+// compiler/ir.FuzzLowerCompute (this package cannot import ir).
 func FuzzParseCompute(f *testing.F) {
 	for _, s := range []string{
 		"#version 310 es\nlayout(local_size_x = 64) in;\nvoid main() {}\n",
@@ -21,6 +23,11 @@ func FuzzParseCompute(f *testing.F) {
 		"#version 310 es\nlayout(local_size_x",
 		"#version 310 es\nbuffer B {",
 		"layout(local_size_x = 1) in; void main() {}",
+		"#version 310 es\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 1) readonly buffer In { uvec2 ab[]; } sb;\n" +
+			"shared uint s[8];\nvoid main() { uint i = gl_GlobalInvocationID.x; s[i % 8u] = sb.ab[i].x << 3 | ~sb.ab[i].y % 7u; barrier();" +
+			" atomicAdd(s[0], uint(sb.ab.length())); }\n",
+		"#version 310 es\nlayout(local_size_x = 2) in;\nshared vec4 big[2000];\nbuffer B { float t[]; float u; };\nvoid main() { int a = 07 % 3 ^ 0xffu; }\n",
+		"#version 310 es\nlayout(local_size_x = 2) in;\nconst uint k = 0xFFFFFFFFu >> 3u;\nshared int a[k % 5u + 1u];\nvoid main() { a[0] <<= 1; }\n",
 	} {
 		f.Add(s)
 	}
@@ -39,6 +46,16 @@ func FuzzParseCompute(f *testing.F) {
 					ls[1] > MaxComputeWorkGroupSizeY || ls[2] > MaxComputeWorkGroupSizeZ ||
 					ls[0]*ls[1]*ls[2] > MaxComputeWorkGroupInvocations) {
 					t.Errorf("accepted local size %v beyond the limits", ls)
+				}
+				if unit.SharedSize < 0 || unit.SharedSize > MaxComputeSharedMemorySize {
+					t.Errorf("accepted %d bytes of shared memory", unit.SharedSize)
+				}
+				seen := map[int]bool{}
+				for _, b := range unit.Buffers {
+					if seen[b.Binding] || b.Binding < 0 || b.Binding >= MaxShaderStorageBufferBindings || b.FixedSize > MaxBufferBlockSize {
+						t.Errorf("accepted buffer block %s at binding %d (%d bytes)", b.Name, b.Binding, b.FixedSize)
+					}
+					seen[b.Binding] = true
 				}
 			}
 			for _, e := range errs {

@@ -192,13 +192,13 @@ func (p *parser) structSpecifier() (*Type, *StructType) {
 func (p *parser) arraySize() int {
 	e := p.conditional()
 	v := e.Value()
-	if v == nil || !e.Type().Equal(TypeInt) {
+	if v == nil || !e.Type().Equal(TypeInt) && !e.Type().Equal(TypeUint) {
 		if e.Type() != errType {
 			p.errorf(e.Pos(), "[", "array size must be a constant integer expression")
 		}
 		return 1
 	}
-	if v[0].I <= 0 {
+	if v[0].I <= 0 { // a uint from 2^31 up is too large anyway
 		p.errorf(e.Pos(), "[", "array size must be greater than zero")
 		return 1
 	}
@@ -511,7 +511,7 @@ func (p *parser) function(q quals, ret *Type, nameTok token) Stmt {
 func (p *parser) declareFunction(f *Function, nameTok token, isProto bool) *Function {
 	// Built-ins may be overloaded with new signatures, not redeclared.
 	for _, sig := range builtinTable[f.Name] {
-		if len(sig.params) != len(f.Params) {
+		if len(sig.params) != len(f.Params) || sig.stage >= 0 && Stage(sig.stage) != p.stage {
 			continue
 		}
 		same := true

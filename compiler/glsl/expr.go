@@ -39,7 +39,10 @@ func (p *parser) expression() Expr {
 	return x
 }
 
-var assignOps = map[string]Op{"=": OpAssign, "+=": OpAddAssign, "-=": OpSubAssign, "*=": OpMulAssign, "/=": OpDivAssign}
+// assignOps: the ES 3.10 ones (%= <<= ...) reach the parser only in 310
+// shaders; in ES 1.00 checkTokens reports and repairs them first.
+var assignOps = map[string]Op{"=": OpAssign, "+=": OpAddAssign, "-=": OpSubAssign, "*=": OpMulAssign, "/=": OpDivAssign,
+	"%=": OpModAssign, "&=": OpAndAssign, "|=": OpOrAssign, "^=": OpXorAssign, "<<=": OpShlAssign, ">>=": OpShrAssign}
 
 // nest counts one level of expression nesting (a prefix operator, an
 // assignment's or a conditional's right-hand side), which the recursive
@@ -78,7 +81,7 @@ func (p *parser) assignment() Expr {
 		}
 		return a
 	}
-	rt := p.arithType(binOpOf(op), x.Type(), y.Type())
+	rt := p.operatorType(binOpOf(op), x.Type(), y.Type())
 	if rt == nil || !rt.Equal(x.Type()) {
 		if !t.repaired {
 			p.errorf(t.line, t.text, "wrong operand types: no operation '"+t.text+"' exists that takes a left-hand operand of type '"+
@@ -99,6 +102,18 @@ func binOpOf(op Op) Op {
 		return OpMul
 	case OpDivAssign:
 		return OpDiv
+	case OpModAssign:
+		return OpMod
+	case OpAndAssign:
+		return OpBitAnd
+	case OpOrAssign:
+		return OpBitOr
+	case OpXorAssign:
+		return OpBitXor
+	case OpShlAssign:
+		return OpShl
+	case OpShrAssign:
+		return OpShr
 	}
 	return op
 }
@@ -125,8 +140,11 @@ func (p *parser) checkLValue(e Expr, op string) bool {
 			bad = "cannot modify an attribute"
 		case v.Storage == StorageVarying && p.stage == Fragment:
 			bad = "cannot modify a varying in a fragment shader"
-		case v.Builtin && (v.Value != nil || v.Name == "gl_FragCoord" || v.Name == "gl_FrontFacing" || v.Name == "gl_PointCoord"):
+		case v.Builtin && (v.Value != nil || v.Name == "gl_FragCoord" || v.Name == "gl_FrontFacing" || v.Name == "gl_PointCoord" ||
+			computeInputs[v.Name]):
 			bad = "cannot modify a read-only built-in variable"
+		case v.Storage == StorageBuffer && (v.Block.Readonly || v.Member >= 0 && v.Block.MemberReadonly[v.Member]):
+			bad = "cannot modify a readonly buffer block"
 		}
 		if bad != "" {
 			p.errorf(x.Line, v.Name, "l-value required ("+bad+")")
@@ -139,6 +157,11 @@ func (p *parser) checkLValue(e Expr, op string) bool {
 	case *Index:
 		return p.checkLValue(x.X, op)
 	case *FieldSelect:
+		if id, ok := x.X.(*Ident); ok && id.Var.Storage == StorageBuffer && id.Var.Block != nil &&
+			x.Field < len(id.Var.Block.MemberReadonly) && id.Var.Block.MemberReadonly[x.Field] {
+			p.errorf(x.Line, x.Name, "l-value required (cannot modify a readonly buffer member)")
+			return false
+		}
 		return p.checkLValue(x.X, op)
 	case *Swizzle:
 		seen := 0
@@ -192,9 +215,14 @@ func (p *parser) conditional() Expr {
 	return e
 }
 
-var binPrec = map[string]int{"||": 1, "^^": 2, "&&": 3, "==": 4, "!=": 4, "<": 5, ">": 5, "<=": 5, ">=": 5, "+": 6, "-": 6, "*": 7, "/": 7}
+// binPrec is GLSL ES 3.10 §5.1's precedence table; the bit, shift and %
+// operators reach the parser only in 310 shaders (ES 1.00 reserves them:
+// checkTokens reports and repairs them first).
+var binPrec = map[string]int{"||": 1, "^^": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7,
+	"<": 8, ">": 8, "<=": 8, ">=": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11}
 var binOps = map[string]Op{"||": OpOr, "^^": OpXor, "&&": OpAnd, "==": OpEq, "!=": OpNotEq, "<": OpLess, ">": OpGreater,
-	"<=": OpLessEq, ">=": OpGreaterEq, "+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv}
+	"<=": OpLessEq, ">=": OpGreaterEq, "+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv,
+	"%": OpMod, "&": OpBitAnd, "|": OpBitOr, "^": OpBitXor, "<<": OpShl, ">>": OpShr}
 
 func (p *parser) binary(minPrec int) Expr {
 	x := p.unary()
@@ -232,6 +260,35 @@ func (p *parser) arithType(op Op, a, b *Type) *Type {
 	return nil
 }
 
+// operatorType returns the result type of a binary arithmetic, integer or
+// bit operator, or nil when it does not exist.
+func (p *parser) operatorType(op Op, a, b *Type) *Type {
+	switch op {
+	case OpMod, OpBitAnd, OpBitOr, OpBitXor:
+		// GLSL ES 3.10 §5.9: both int or both uint; a scalar may pair
+		// with a vector.
+		if !a.IsInteger() || !b.IsInteger() || a.Scalar() != b.Scalar() {
+			return nil
+		}
+		switch {
+		case a.Equal(b), b.IsScalar():
+			return a
+		case a.IsScalar():
+			return b
+		}
+		return nil
+	case OpShl, OpShr:
+		// Signedness may differ; a scalar shifts only by a scalar, a
+		// vector by a scalar or a vector of its size. The result has
+		// the left operand's type.
+		if !a.IsInteger() || !b.IsInteger() || !(b.IsScalar() || a.IsVector() && a.Size() == b.Size()) {
+			return nil
+		}
+		return a
+	}
+	return p.arithType(op, a, b)
+}
+
 func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 	e := &Binary{ExprInfo: ExprInfo{Line: t.line, Prec: maxPrec(x.Precision(), y.Precision())}, Op: op, X: x, Y: y}
 	if isErr(x, y) {
@@ -240,10 +297,10 @@ func (p *parser) makeBinary(t token, op Op, x, y Expr) Expr {
 	}
 	a, b := x.Type(), y.Type()
 	switch op {
-	case OpAdd, OpSub, OpMul, OpDiv:
-		e.Ty = p.arithType(op, a, b)
+	case OpAdd, OpSub, OpMul, OpDiv, OpMod, OpBitAnd, OpBitOr, OpBitXor, OpShl, OpShr:
+		e.Ty = p.operatorType(op, a, b)
 	case OpLess, OpGreater, OpLessEq, OpGreaterEq:
-		if a.Equal(b) && (a.Kind == Float || a.Kind == Int) {
+		if a.Equal(b) && (a.Kind == Float || a.Kind == Int || a.Kind == Uint) {
 			e.Ty = TypeBool
 		}
 	case OpEq, OpNotEq:
@@ -294,6 +351,8 @@ func (p *parser) unary() Expr {
 			op = OpPreInc
 		case "--":
 			op = OpPreDec
+		case "~": // reaches the parser only in 310 shaders (checkTokens)
+			op = OpBitNot
 		}
 		if op != OpNone {
 			p.next()
@@ -316,6 +375,8 @@ func (p *parser) makeUnary(t token, op Op, x Expr) Expr {
 		ok = ty.IsNumeric()
 	case OpNot:
 		ok = ty.Equal(TypeBool)
+	case OpBitNot:
+		ok = ty.IsInteger()
 	case OpPreInc, OpPreDec, OpPostInc, OpPostDec:
 		ok = ty.IsNumeric()
 		if ok {
@@ -329,7 +390,7 @@ func (p *parser) makeUnary(t token, op Op, x Expr) Expr {
 		e.Ty = errType
 		return e
 	}
-	if v := x.Value(); v != nil && (op == OpNeg || op == OpPlus || op == OpNot) {
+	if v := x.Value(); v != nil && (op == OpNeg || op == OpPlus || op == OpNot || op == OpBitNot) {
 		e.Val = foldUnary(op, v)
 	}
 	return e
@@ -355,6 +416,10 @@ func (p *parser) postfix() Expr {
 				p.syntax(nt, "syntax error, expected a field name")
 			}
 			p.next()
+			if nt.text == "length" && p.unit.Version == 310 && p.is("(") {
+				x = p.lengthMethod(nt, x)
+				continue
+			}
 			x = p.makeField(nt, x)
 		case "++", "--":
 			p.next()
@@ -389,13 +454,13 @@ func (p *parser) makeIndex(t token, x, i Expr) Expr {
 		e.Ty = errType
 		return e
 	}
-	if !i.Type().Equal(TypeInt) {
+	if !i.Type().Equal(TypeInt) && !i.Type().Equal(TypeUint) {
 		p.errorf(t.line, "[", "integer expression required for an index")
 		e.Ty = errType
 		return e
 	}
 	if iv := i.Value(); iv != nil {
-		if iv[0].I < 0 || int(iv[0].I) >= size {
+		if iv[0].Kind == Uint && uint32(iv[0].I) > 1<<30 || iv[0].I < 0 || int(iv[0].I) >= size && !xt.IsRuntimeArray() {
 			p.errorf(t.line, "[", "index out of range")
 			e.Ty = errType
 			return e
@@ -549,6 +614,13 @@ func (p *parser) primary() Expr {
 	switch t.kind {
 	case tNumber:
 		p.next()
+		if p.unit.Version == 310 && isUintLiteral(t.text) {
+			u, _ := parseIntLiteral(t.text[:len(t.text)-1])
+			if u > 0xFFFFFFFF {
+				p.errorf(t.line, t.text, "integer constant overflow")
+			}
+			return &ConstExpr{ExprInfo: ExprInfo{Line: t.line, Ty: TypeUint, Val: Value{{Kind: Uint, I: int32(uint32(u))}}}}
+		}
 		isFloat, v, _ := numberValue(t.text)
 		if isFloat {
 			return &ConstExpr{ExprInfo: ExprInfo{Line: t.line, Ty: TypeFloat, Val: Value{{Kind: Float, F: float32(v)}}}}

@@ -10,6 +10,8 @@ func foldUnary(op Op, v Value) Value {
 			s.F, s.I = -s.F, -s.I
 		case OpNot:
 			s.B = !s.B
+		case OpBitNot:
+			s.I = ^s.I
 		}
 		out[i] = s
 	}
@@ -43,6 +45,8 @@ func foldBinary(op Op, a, b, res *Type, x, y Value) Value {
 		var l, r float64
 		if x[0].Kind == Int {
 			l, r = float64(x[0].I), float64(y[0].I)
+		} else if x[0].Kind == Uint {
+			l, r = float64(uint32(x[0].I)), float64(uint32(y[0].I))
 		} else {
 			l, r = float64(x[0].F), float64(y[0].F)
 		}
@@ -67,6 +71,15 @@ func foldBinary(op Op, a, b, res *Type, x, y Value) Value {
 	for c := 0; c < n; c++ {
 		l, r := component(x, c), component(y, c)
 		s := Scalar{Kind: l.Kind}
+		if l.Kind == Int || l.Kind == Uint {
+			v, ok := foldInteger(op, l, r)
+			if !ok {
+				return nil // undefined (division by zero); left to run time
+			}
+			s.I = v
+			out[c] = s
+			continue
+		}
 		switch l.Kind {
 		case Float:
 			switch op {
@@ -100,6 +113,57 @@ func foldBinary(op Op, a, b, res *Type, x, y Value) Value {
 		out[c] = s
 	}
 	return out
+}
+
+// foldInteger folds one component of an int or uint operator (the
+// right operand of a shift may have the other signedness). Shifts use the
+// low 5 bits of the count, as the hardware does (GLSL leaves counts
+// outside 0..31 undefined); / and % by zero are not folded.
+func foldInteger(op Op, l, r Scalar) (int32, bool) {
+	unsigned := l.Kind == Uint
+	a, b := l.I, r.I
+	switch op {
+	case OpAdd:
+		return a + b, true
+	case OpSub:
+		return a - b, true
+	case OpMul:
+		return a * b, true
+	case OpDiv, OpMod:
+		if b == 0 {
+			return 0, false
+		}
+		if unsigned {
+			if op == OpDiv {
+				return int32(uint32(a) / uint32(b)), true
+			}
+			return int32(uint32(a) % uint32(b)), true
+		}
+		if b == -1 { // MinInt32 / −1 wraps, as at run time
+			if op == OpDiv {
+				return -a, true
+			}
+			return 0, true
+		}
+		if op == OpDiv {
+			return a / b, true
+		}
+		return a % b, true
+	case OpBitAnd:
+		return a & b, true
+	case OpBitOr:
+		return a | b, true
+	case OpBitXor:
+		return a ^ b, true
+	case OpShl:
+		return a << (uint32(b) & 31), true
+	case OpShr:
+		if unsigned {
+			return int32(uint32(a) >> (uint32(b) & 31)), true
+		}
+		return a >> (uint32(b) & 31), true
+	}
+	return 0, false
 }
 
 // foldLinear folds matrix*matrix, matrix*vector and vector*matrix; matrices
@@ -150,6 +214,8 @@ func convertScalar(s Scalar, k Kind) Scalar {
 		f = s.F
 	case Int:
 		f = float32(s.I)
+	case Uint:
+		f = float32(uint32(s.I))
 	case Bool:
 		if s.B {
 			f = 1
@@ -158,11 +224,18 @@ func convertScalar(s Scalar, k Kind) Scalar {
 	switch k {
 	case Float:
 		return Scalar{Kind: Float, F: f}
-	case Int:
-		if s.Kind == Int {
-			return s
+	case Int, Uint:
+		// int(uint) and uint(int) keep the bits (ES 3.10 §5.4.1).
+		if s.Kind == Int || s.Kind == Uint {
+			return Scalar{Kind: k, I: s.I}
 		}
-		return Scalar{Kind: Int, I: int32(f)}
+		if s.Kind == Float && k == Uint {
+			return Scalar{Kind: Uint, I: int32(ftou(f))}
+		}
+		return Scalar{Kind: k, I: int32(f)}
+	}
+	if s.Kind == Int || s.Kind == Uint {
+		return Scalar{Kind: Bool, B: s.I != 0}
 	}
 	if s.Kind == Bool {
 		return s
@@ -228,4 +301,27 @@ func foldConstruct(ty *Type, args []Expr) Value {
 		}
 	}
 	return out
+}
+
+// ftoi is the hardware's float → int (ir.FToI: truncation, saturating,
+// NaN → 0); ftou is float → uint as ir lowers it: values from 2^31 up go
+// through ftoi(f − 2^31) with the top bit set again. Folded conversions
+// thus equal run-time ones; GLSL leaves out-of-range ones undefined.
+func ftoi(f float32) int32 {
+	switch {
+	case f != f:
+		return 0
+	case f >= 2147483647:
+		return 2147483647
+	case f <= -2147483648:
+		return -2147483648
+	}
+	return int32(f)
+}
+
+func ftou(f float32) uint32 {
+	if f >= 2147483648 {
+		return uint32(ftoi(f-2147483648)) ^ 0x80000000
+	}
+	return uint32(ftoi(f))
 }

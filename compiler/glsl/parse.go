@@ -268,7 +268,7 @@ func (p *parser) checkTokens() {
 			p.errorf(t.line, t.text, "invalid character")
 			continue
 		case tPunct:
-			if repl, ok := reservedOps[t.text]; ok {
+			if repl, ok := reservedOps[t.text]; ok && p.unit.Version != 310 {
 				p.errorf(t.line, t.text, "reserved operator")
 				t.text, t.repaired = repl, true
 			} else if t.text == "#" || t.text == "##" {
@@ -276,7 +276,7 @@ func (p *parser) checkTokens() {
 				continue
 			}
 		case tNumber:
-			if _, _, ok := numberValue(t.text); !ok {
+			if _, _, ok := numberValue(t.text); !ok && !(p.unit.Version == 310 && isUintLiteral(t.text)) {
 				p.errorf(t.line, t.text, "invalid number")
 				if strings.ContainsAny(t.text, ".eE") && !strings.HasPrefix(strings.ToLower(t.text), "0x") {
 					t.text = "0.0"
@@ -461,6 +461,8 @@ func (p *parser) reportUnknown(name string) bool {
 func (p *parser) checkNewName(t token) {
 	if strings.HasPrefix(t.text, "gl_") {
 		p.errorf(t.line, t.text, "identifiers starting with 'gl_' are reserved")
+	} else if p.unit.Version == 310 && es310Keywords[t.text] {
+		p.errorf(t.line, t.text, "reserved keyword in GLSL ES 3.10")
 	} else if strings.Contains(t.text, "__") {
 		p.errorf(t.line, t.text, "identifiers containing '__' are reserved")
 	}
@@ -501,7 +503,7 @@ func precisionKind(t *Type) Kind {
 		return t.Kind
 	case t.Scalar() == Float:
 		return Float
-	case t.Scalar() == Int:
+	case t.Scalar() == Int || t.Scalar() == Uint: // uint takes int's default (ES 3.10 §4.7.4)
 		return Int
 	}
 	return Void

@@ -32,10 +32,17 @@ const (
 	SamplerCube
 	Struct // Type.Struct describes the fields
 	Array  // Type.Elem and Type.Len describe the elements
+	// GLSL ES 3.10 only (compute shaders); appended so that the kinds
+	// above keep their values. Same order rule: UVecN is Uint + N − 1.
+	Uint
+	UVec2
+	UVec3
+	UVec4
 )
 
 var kindNames = [...]string{"void", "float", "vec2", "vec3", "vec4", "int", "ivec2", "ivec3", "ivec4",
-	"bool", "bvec2", "bvec3", "bvec4", "mat2", "mat3", "mat4", "sampler2D", "samplerCube", "struct", "array"}
+	"bool", "bvec2", "bvec3", "bvec4", "mat2", "mat3", "mat4", "sampler2D", "samplerCube", "struct", "array",
+	"uint", "uvec2", "uvec3", "uvec4"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -51,7 +58,7 @@ func (k Kind) String() string {
 type Type struct {
 	Kind   Kind
 	Elem   *Type       // Array: element type (never itself an array in GLSL ES 1.00)
-	Len    int         // Array: number of elements (> 0)
+	Len    int         // Array: number of elements (> 0; 0 for the runtime-sized last member of a buffer block)
 	Struct *StructType // Struct: the declaration; two struct types are equal only if they share it
 }
 
@@ -90,21 +97,28 @@ var (
 	TypeMat4        = &Type{Kind: Mat4}
 	TypeSampler2D   = &Type{Kind: Sampler2D}
 	TypeSamplerCube = &Type{Kind: SamplerCube}
+	TypeUint        = &Type{Kind: Uint}
+	TypeUVec2       = &Type{Kind: UVec2}
+	TypeUVec3       = &Type{Kind: UVec3}
+	TypeUVec4       = &Type{Kind: UVec4}
 )
 
+// basicTypes is indexed by Kind; Struct and Array have no shared Type.
 var basicTypes = [...]*Type{TypeVoid, TypeFloat, TypeVec2, TypeVec3, TypeVec4, TypeInt, TypeIVec2, TypeIVec3,
-	TypeIVec4, TypeBool, TypeBVec2, TypeBVec3, TypeBVec4, TypeMat2, TypeMat3, TypeMat4, TypeSampler2D, TypeSamplerCube}
+	TypeIVec4, TypeBool, TypeBVec2, TypeBVec3, TypeBVec4, TypeMat2, TypeMat3, TypeMat4, TypeSampler2D, TypeSamplerCube,
+	nil, nil, TypeUint, TypeUVec2, TypeUVec3, TypeUVec4}
 
-// BasicType returns the shared Type of a basic kind (Void..SamplerCube).
+// BasicType returns the shared Type of a basic kind (Void..SamplerCube,
+// Uint..UVec4).
 func BasicType(k Kind) *Type {
-	if int(k) < len(basicTypes) {
+	if int(k) < len(basicTypes) && basicTypes[k] != nil {
 		return basicTypes[k]
 	}
 	panic("BUG: BasicType of " + k.String())
 }
 
 // VectorType returns the scalar (n == 1) or vector type of n components of
-// the scalar kind s (Float, Int or Bool).
+// the scalar kind s (Float, Int, Bool or Uint).
 func VectorType(s Kind, n int) *Type { return basicTypes[int(s)+n-1] }
 
 // MatrixType returns matN.
@@ -113,17 +127,26 @@ func MatrixType(n int) *Type { return basicTypes[int(Mat2)+n-2] }
 // ArrayOf returns the type "elem[n]".
 func ArrayOf(elem *Type, n int) *Type { return &Type{Kind: Array, Elem: elem, Len: n} }
 
-// IsScalar reports float, int or bool.
-func (t *Type) IsScalar() bool { return t.Kind == Float || t.Kind == Int || t.Kind == Bool }
+// IsScalar reports float, int, bool or uint.
+func (t *Type) IsScalar() bool {
+	return t.Kind == Float || t.Kind == Int || t.Kind == Bool || t.Kind == Uint
+}
 
 // IsVector reports a vector of 2 to 4 components.
 func (t *Type) IsVector() bool {
 	switch t.Kind {
-	case Vec2, Vec3, Vec4, IVec2, IVec3, IVec4, BVec2, BVec3, BVec4:
+	case Vec2, Vec3, Vec4, IVec2, IVec3, IVec4, BVec2, BVec3, BVec4, UVec2, UVec3, UVec4:
 		return true
 	}
 	return false
 }
+
+// IsInteger reports a scalar or vector of int or uint.
+func (t *Type) IsInteger() bool { s := t.Scalar(); return s == Int || s == Uint }
+
+// IsRuntimeArray reports the runtime-sized array of a buffer block's last
+// member ("T data[];"), whose length is known only at run time.
+func (t *Type) IsRuntimeArray() bool { return t.Kind == Array && t.Len == 0 }
 
 // IsMatrix reports mat2, mat3 or mat4.
 func (t *Type) IsMatrix() bool { return t.Kind >= Mat2 && t.Kind <= Mat4 }
@@ -133,7 +156,7 @@ func (t *Type) IsSampler() bool { return t.Kind == Sampler2D || t.Kind == Sample
 
 // IsNumeric reports a scalar, vector or matrix of float or int.
 func (t *Type) IsNumeric() bool {
-	return t.Kind >= Float && t.Kind <= IVec4 || t.IsMatrix()
+	return t.Kind >= Float && t.Kind <= IVec4 || t.IsMatrix() || t.Kind >= Uint && t.Kind <= UVec4
 }
 
 // Scalar returns the component kind (Float, Int, Bool) of a scalar, vector
@@ -146,6 +169,8 @@ func (t *Type) Scalar() Kind {
 		return Int
 	case t.Kind >= Bool && t.Kind <= BVec4:
 		return Bool
+	case t.Kind >= Uint && t.Kind <= UVec4:
+		return Uint
 	}
 	return Void
 }
@@ -158,6 +183,8 @@ func (t *Type) Size() int {
 		return (int(t.Kind)-int(Float))%4 + 1
 	case t.IsMatrix():
 		return int(t.Kind-Mat2) + 2
+	case t.Kind >= Uint && t.Kind <= UVec4:
+		return int(t.Kind-Uint) + 1
 	}
 	return 0
 }
@@ -242,6 +269,9 @@ func (t *Type) String() string {
 	}
 	switch t.Kind {
 	case Array:
+		if t.Len == 0 {
+			return fmt.Sprintf("%s[]", t.Elem)
+		}
 		return fmt.Sprintf("%s[%d]", t.Elem, t.Len)
 	case Struct:
 		if t.Struct.Name == "" {
@@ -259,9 +289,9 @@ func (t *Type) String() string {
 }
 
 // Scalar is one component of a constant value. Exactly the field that
-// matches Kind is meaningful.
+// matches Kind is meaningful; a Uint keeps its bits in I.
 type Scalar struct {
-	Kind Kind // Float, Int or Bool
+	Kind Kind // Float, Int, Bool or Uint
 	F    float32
 	I    int32
 	B    bool
@@ -281,6 +311,8 @@ func (s Scalar) String() string {
 		return fmt.Sprint(s.I)
 	case Bool:
 		return fmt.Sprint(s.B)
+	case Uint:
+		return fmt.Sprint(uint32(s.I)) + "u"
 	}
 	return "?"
 }

@@ -54,6 +54,9 @@ func dumpFunc(b *strings.Builder, f *Func, callee bool) {
 	for _, v := range f.Vars {
 		fmt.Fprintf(b, "  var %s %s[%d]\n", v.Kind, v.Name, v.Components)
 	}
+	if f.Compute != nil {
+		b.WriteString(f.Compute.String())
+	}
 	dumpNodes(b, f.Body, "  ")
 	if callee {
 		res := make([]string, len(f.Results))
@@ -150,6 +153,8 @@ func (v *Instr) String() string {
 			name = v.Var.Name
 		}
 		ops = append(ops, fmt.Sprintf("%s[%d]", name, v.Index))
+	default:
+		ops = append(ops, computeOperands(v)...)
 	}
 	for _, a := range v.Args {
 		ops = append(ops, ref(a))

@@ -100,6 +100,7 @@ type interp struct {
 	maxIter int
 	depth   int                // call nesting
 	results map[int][][]uint32 // by OpCall ID: the callee's results, as vals
+	wave    *wave              // compute: the wave this interp runs (Dispatch); nil otherwise
 }
 
 var errBadProgram = errors.New("ir: interpret")
@@ -163,6 +164,11 @@ func (it *interp) nodes(nodes []Node, mask uint64) error {
 			for iter := 0; active != 0; iter++ {
 				if iter >= it.maxIter {
 					return fmt.Errorf("%w: loop ran more than %d iterations", errBadProgram, it.maxIter)
+				}
+				if it.wave != nil {
+					if err := it.wave.step(); err != nil {
+						return err
+					}
 				}
 				if err := it.nodes(n.Body, active); err != nil {
 					return err
@@ -425,6 +431,9 @@ func (it *interp) instr(in *Instr, mask uint64) error {
 			}
 		}
 	default:
+		if in.Op >= OpLocalInvocationID && in.Op < numOps {
+			return it.computeInstr(in, mask, dst)
+		}
 		return fmt.Errorf("%w: cannot interpret %s", errBadProgram, in)
 	}
 	return nil
@@ -454,7 +463,7 @@ func (it *interp) call(in *Instr, mask uint64) error {
 		return fmt.Errorf("%w: %s: calls nested more than %d deep", errBadProgram, in, maxInlineDepth)
 	}
 	sub := &interp{f: c, stage: it.stage, env: it.env, vals: make([][]uint32, c.NumIDs()), res: it.res,
-		maxIter: it.maxIter, depth: it.depth + 1}
+		maxIter: it.maxIter, depth: it.depth + 1, wave: it.wave}
 	for i, p := range c.Params {
 		if p.ID <= 0 || p.ID >= len(sub.vals) {
 			return fmt.Errorf("%w: @%s: parameter %s out of range", errBadProgram, c.Name, p)

@@ -67,6 +67,7 @@ const (
 	Vertex Stage = iota
 	Fragment
 	Coordinate
+	Compute // GLSL ES 3.10 compute shader (Func.Compute describes it; compute.go)
 )
 
 func (s Stage) String() string {
@@ -77,6 +78,8 @@ func (s Stage) String() string {
 		return "fragment"
 	case Coordinate:
 		return "coordinate"
+	case Compute:
+		return "compute"
 	}
 	return "?"
 }
@@ -96,6 +99,10 @@ const (
 	// Added by HoistUniformExprs: word Index of the values the pre-shader
 	// (PreShader.Eval) computes from the storage once per draw.
 	UniformDerived
+	// Added by the backend for compute shaders (OpLoadBuffer, …): the VA
+	// and the size in bytes of the storage buffer bound at binding Index.
+	UniformBufferAddress
+	UniformBufferSize
 )
 
 func (k UniformKind) String() string {
@@ -114,6 +121,10 @@ func (k UniformKind) String() string {
 		return "stream_address"
 	case UniformDerived:
 		return "derived"
+	case UniformBufferAddress:
+		return "buffer_address"
+	case UniformBufferSize:
+		return "buffer_size"
 	}
 	return "?"
 }
@@ -314,6 +325,22 @@ const (
 	OpCallResult // result Index of the OpCall Args[0] (type Callee.Results[Index].Type)
 	OpParam      // parameter Index of a callee; lives in Func.Params, never in a block
 
+	// Compute shaders only (Stage Compute; semantics in compute.go and
+	// docs/interfaces.md § "IR memory operations"). Every value is one
+	// 32-bit scalar; offsets are byte offsets (i32, multiples of 4).
+	OpLocalInvocationID // i32: component Index (0 x, 1 y, 2 z) of gl_LocalInvocationID
+	OpWorkGroupID       // i32: component Index of gl_WorkGroupID
+	OpNumWorkGroups     // i32: component Index of gl_NumWorkGroups
+	OpLoadBuffer        // i32/f32: the word at byte offset Args[0] of the storage buffer at binding Index
+	OpStoreBuffer       // word at byte offset Args[0] of buffer binding Index := Args[1] (i32 or f32)
+	OpBufferSize        // i32: size in bytes of the storage buffer bound at binding Index
+	OpLoadShared        // i32/f32: the word at byte offset Args[0] of the work group's shared memory
+	OpStoreShared       // shared word at byte offset Args[0] := Args[1] (i32 or f32)
+	OpAtomicBuffer      // i32: Atomic on buffer Index's word at Args[0] with Args[1] (AtomicCompSwap: compare Args[1], data Args[2]); value: the old word
+	OpAtomicShared      // i32: Atomic on the shared word at Args[0], operands as OpAtomicBuffer
+	OpBarrier           // barrier(): every invocation of the work group arrives before any goes on; orders shared and buffer memory
+	OpMemoryBarrier     // memoryBarrier*(): Index (MemoryBarrierBits) says which memory; this invocation's earlier stores are visible before its later ones
+
 	numOps
 )
 
@@ -332,6 +359,10 @@ var opNames = [numOps]string{
 	OpPointCoord: "point_coord", OpTexture: "texture", OpLoadStorage: "load_storage", OpDiscardIf: "discard_if",
 	OpLoadVar: "load_var", OpStoreVar: "store_var",
 	OpCall: "call", OpCallResult: "call_result", OpParam: "param",
+	OpLocalInvocationID: "local_invocation_id", OpWorkGroupID: "work_group_id", OpNumWorkGroups: "num_work_groups",
+	OpLoadBuffer: "load_buffer", OpStoreBuffer: "store_buffer", OpBufferSize: "buffer_size",
+	OpLoadShared: "load_shared", OpStoreShared: "store_shared", OpAtomicBuffer: "atomic_buffer",
+	OpAtomicShared: "atomic_shared", OpBarrier: "barrier", OpMemoryBarrier: "memory_barrier",
 }
 
 func (o Op) String() string {
@@ -365,6 +396,12 @@ var opInfos = [numOps]opInfo{
 	OpTexture: {-1, true}, OpLoadStorage: {1, true}, OpDiscardIf: {1, false},
 	OpLoadVar: {-1, true}, OpStoreVar: {1, false},
 	OpCall: {-1, false}, OpCallResult: {1, true}, OpParam: {0, true},
+	// Loads are not pure: a store between two loads of one address changes
+	// the second, so CSE, DCE and LICM must leave them in place.
+	OpLocalInvocationID: {0, true}, OpWorkGroupID: {0, true}, OpNumWorkGroups: {0, true},
+	OpLoadBuffer: {1, false}, OpStoreBuffer: {2, false}, OpBufferSize: {0, true},
+	OpLoadShared: {1, false}, OpStoreShared: {2, false}, OpAtomicBuffer: {-1, false},
+	OpAtomicShared: {-1, false}, OpBarrier: {0, false}, OpMemoryBarrier: {0, false},
 }
 
 // NumArgs returns the fixed argument count of o, or -1 if it varies.
@@ -396,6 +433,7 @@ type Instr struct {
 	Tex     TexKind      // OpTexture
 	Lod     LodMode      // OpTexture
 	Callee  *Func        // OpCall
+	Atomic  AtomicOp     // OpAtomicBuffer, OpAtomicShared
 }
 
 // IsConst reports whether v is an OpConst.
@@ -421,6 +459,9 @@ type Func struct {
 	// there, or parameters); OpCallResult k of a call is Results[k].
 	Params  []*Instr
 	Results []*Instr
+
+	// Compute describes a compute shader (Stage Compute, entry point only).
+	Compute *ComputeInfo
 
 	nextID int
 }

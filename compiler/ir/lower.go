@@ -20,13 +20,19 @@ func FromAST(tu *glsl.TranslationUnit) (f *Func, err error) {
 		return nil, fmt.Errorf("ir: translation unit has no main")
 	}
 	stage := Vertex
-	if tu.Stage == glsl.Fragment {
+	switch tu.Stage {
+	case glsl.Fragment:
 		stage = Fragment
+	case glsl.Compute:
+		stage = Compute
 	}
 	l := &lowerer{tu: tu, f: NewFunc("main", stage), vars: map[*glsl.Variable]*Var{}, env: env{}, seq: map[any]int{},
 		callees: map[calleeKey]*callee{}, states: map[*glsl.Function]*fnState{}}
 	l.main = l.f
 	l.b = NewBuilder(l.f)
+	if stage == Compute {
+		l.f.Compute = computeInfo(tu)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if le, ok := r.(lowerError); ok {
@@ -306,7 +312,7 @@ func SlotCount(t *glsl.Type) int { return len(slotBases(t, nil)) }
 
 func baseOf(k glsl.Kind) Base {
 	switch k {
-	case glsl.Int:
+	case glsl.Int, glsl.Uint: // uint is int bits; its ops differ (lower_compute.go)
 		return BaseInt
 	case glsl.Bool:
 		return BaseBool
@@ -364,7 +370,7 @@ func scalarBits(s glsl.Scalar) uint32 {
 	switch s.Kind {
 	case glsl.Float:
 		return FloatBits(s.F)
-	case glsl.Int:
+	case glsl.Int, glsl.Uint:
 		return uint32(s.I)
 	}
 	return BoolBits(s.B)

@@ -9,6 +9,9 @@ import (
 // builtin expands a call of a GLSL ES 1.00 chapter 8 built-in function (and
 // the OES_standard_derivatives ones) into IR ops.
 func (l *lowerer) builtin(call *glsl.Call) value {
+	if v, ok := l.computeCall(call); ok {
+		return v
+	}
 	name := call.Builtin
 	var args []value
 	for _, a := range call.Args {

@@ -53,7 +53,7 @@ type fnState struct {
 // vertex-shader varyings and the written built-in outputs): a callee
 // receives them as parameters and returns the ones it writes.
 func (l *lowerer) isState(v *glsl.Variable) bool {
-	if v == nil || !v.Global || l.isInput(v) || v.Value != nil || v.Type.IsSampler() {
+	if v == nil || !v.Global || l.isInput(v) || v.Value != nil || v.Type.IsSampler() || isMemory(v) {
 		return false
 	}
 	if v.Builtin {

@@ -106,6 +106,12 @@ func (l *lowerer) expr(e glsl.Expr) value {
 }
 
 func (l *lowerer) ident(v *glsl.Variable) value {
+	if isMemory(v) {
+		return l.memLoad(l.memRoot(v))
+	}
+	if v.Builtin && computeBuiltin(v.Name) {
+		return l.computeIdent(v)
+	}
 	if v.Builtin {
 		switch v.Name {
 		case "gl_FragCoord":
@@ -209,6 +215,10 @@ func (l *lowerer) path(e glsl.Expr) (glsl.Expr, []step) {
 // loaded (dynamic uniform indexing becomes a storage load).
 func (l *lowerer) access(e glsl.Expr) value {
 	root, steps := l.path(e)
+	if id, ok := root.(*glsl.Ident); ok && isMemory(id.Var) {
+		r, rest := l.memSteps(l.memRoot(id.Var), steps)
+		return l.applySteps(l.memLoad(r), r.t, rest)
+	}
 	if id, ok := root.(*glsl.Ident); ok && l.isInput(id.Var) {
 		t := id.Var.Type
 		slot := 0
@@ -402,10 +412,18 @@ func (l *lowerer) lvalue(e glsl.Expr) lvalue {
 }
 
 func (l *lowerer) load(lv lvalue) value {
+	if isMemory(lv.root) {
+		r, rest := l.memSteps(l.memRoot(lv.root), lv.steps)
+		return l.applySteps(l.memLoad(r), r.t, rest)
+	}
 	return l.applySteps(l.ident(lv.root), lv.root.Type, lv.steps)
 }
 
 func (l *lowerer) storeLV(lv lvalue, nv value) {
+	if isMemory(lv.root) {
+		l.memStoreLV(lv, nv)
+		return
+	}
 	cur := l.ident(lv.root)
 	l.set(lv.root, l.updateSteps(cur, lv.root.Type, lv.steps, nv))
 }
@@ -420,7 +438,11 @@ func (l *lowerer) assign(e *glsl.Assign) value {
 		rhs := l.expr(e.RHS)
 		op := map[glsl.Op]glsl.Op{glsl.OpAddAssign: glsl.OpAdd, glsl.OpSubAssign: glsl.OpSub,
 			glsl.OpMulAssign: glsl.OpMul, glsl.OpDivAssign: glsl.OpDiv}[e.Op]
-		nv = l.arith(op, cur, e.LHS.Type(), rhs, e.RHS.Type())
+		if op == glsl.OpNone || e.LHS.Type().Scalar() == glsl.Uint {
+			nv = l.integerArith(compoundOp(e.Op), cur, e.LHS.Type(), rhs, e.RHS.Type())
+		} else {
+			nv = l.arith(op, cur, e.LHS.Type(), rhs, e.RHS.Type())
+		}
 	}
 	l.storeLV(lv, nv)
 	return nv
@@ -439,6 +461,9 @@ func (l *lowerer) unary(e *glsl.Unary) value {
 		return out
 	case glsl.OpNot:
 		return single(l.emit(OpBNot, Bool, l.expr1(e.X)))
+	case glsl.OpBitNot:
+		x := l.expr1(e.X)
+		return single(l.emit(OpINot, x.Type, x))
 	case glsl.OpPreInc, glsl.OpPreDec, glsl.OpPostInc, glsl.OpPostDec:
 		lv := l.lvalue(e.X)
 		cur := l.load(lv)
@@ -485,8 +510,12 @@ func sideEffectFree(e glsl.Expr) bool {
 		return true
 	}
 	switch e := e.(type) {
-	case *glsl.ConstExpr, *glsl.Ident:
+	case *glsl.ConstExpr:
 		return true
+	case *glsl.Ident:
+		// A buffer or shared load must not run where the source does
+		// not evaluate it ("i < n ? data[i] : 0u" guards the access).
+		return !isMemory(e.Var)
 	case *glsl.Unary:
 		return e.Op != glsl.OpPreInc && e.Op != glsl.OpPreDec && e.Op != glsl.OpPostInc && e.Op != glsl.OpPostDec &&
 			sideEffectFree(e.X)
@@ -510,7 +539,7 @@ func sideEffectFree(e glsl.Expr) bool {
 		}
 		return true
 	case *glsl.Call:
-		if e.Func != nil {
+		if e.Func != nil || builtinHasEffects(e.Builtin) {
 			return false
 		}
 		for _, a := range e.Args {
@@ -555,6 +584,9 @@ var (
 )
 
 func (l *lowerer) binary(e *glsl.Binary) value {
+	if v, ok := l.computeBinary(e); ok {
+		return v
+	}
 	switch e.Op {
 	case glsl.OpAnd:
 		x := l.expr1(e.X)
@@ -776,6 +808,9 @@ func (l *lowerer) convert(x *Instr, b Base) *Instr {
 }
 
 func (l *lowerer) construct(e *glsl.Construct) value {
+	if v, ok := l.constructUint(e); ok {
+		return v
+	}
 	t := e.Type()
 	if t.Kind == glsl.Struct {
 		var out value

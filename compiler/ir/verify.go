@@ -516,6 +516,9 @@ func (v *verifier) instr(in *Instr, depth int) {
 	if (in.Op == OpStoreVar) && (in.Var == nil || in.Index+int(in.Args[0].Type.Width) > in.Var.Components) {
 		v.errorf("%s: bad variable slot", s)
 	}
+	if in.Op >= OpLocalInvocationID {
+		v.computeInstr(in)
+	}
 }
 
 // callInstr checks OpCall, OpCallResult and OpParam, which exist only

@@ -353,6 +353,22 @@ func (v SwizzleChannel) Valid() bool {
 	return int(v) < len(enumSwizzleChannel.Values) && enumSwizzleChannel.Values[v] != ""
 }
 
+// DMAOp is an enumeration of the TG hardware (hw/spec/tg.xml).
+type DMAOp uint8
+
+const (
+	DMAOpCopy DMAOp = 1 // COPY
+	DMAOpFill DMAOp = 2 // FILL
+)
+
+var enumDMAOp = Enum{Name: "DMAOp", Values: []string{"", "COPY", "FILL"}}
+
+// String returns the decoder text of v ("DMAOp(n)" for undefined values).
+func (v DMAOp) String() string { return enumDMAOp.ValueName(uint64(v)) }
+
+// Valid reports whether v is a value the hardware defines.
+func (v DMAOp) Valid() bool { return int(v) < len(enumDMAOp.Values) && enumDMAOp.Values[v] != "" }
+
 // ShaderFlags bits (ShaderRecord.Flags).
 const (
 	ShaderFlagFragmentSingleThreaded    = 1 << 0 // FRAGMENT_SHADER_SINGLE_THREADED
@@ -365,6 +381,11 @@ const (
 	EventIRQ       = 1 << 0 // IRQ
 	EventTimestamp = 1 << 1 // TIMESTAMP
 	EventCounters  = 1 << 2 // COUNTERS
+)
+
+// ComputeFlags bits (ComputeDispatch.Flags).
+const (
+	ComputeFlagIndirect = 1 << 0 // INDIRECT
 )
 
 // Ring packet opcodes (header bits 23:16).
@@ -462,6 +483,8 @@ const (
 	SizeShaderRecord                   = 36
 	SizeAttributeRecord                = 12
 	SizeTextureDescriptor              = 32
+	SizeComputeDispatch                = 48
+	SizeDMACommand                     = 32
 )
 
 // RingNop is the ring packet NOP.
@@ -3148,6 +3171,186 @@ var layoutTextureDescriptor = Layout{
 	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 }
 
+// ComputeDispatch is the in-memory structure COMPUTE_DISPATCH.
+type ComputeDispatch struct {
+	NumGroupsX            uint32
+	NumGroupsY            uint32
+	NumGroupsZ            uint32
+	LocalSizeX            uint16
+	LocalSizeY            uint16
+	LocalSizeZ            uint16
+	Flags                 uint16
+	CodeAddress           uint32
+	UniformsAddress       uint32
+	SharedBytes           uint32
+	ScratchAddress        uint32
+	ScratchBytesPerThread uint32
+	IndirectAddress       uint32
+}
+
+// Size returns SizeComputeDispatch, the packed size in bytes.
+func (ComputeDispatch) Size() int { return SizeComputeDispatch }
+
+// Pack writes the packed COMPUTE_DISPATCH to dst[:SizeComputeDispatch]. dst must hold at least SizeComputeDispatch bytes.
+func (r ComputeDispatch) Pack(dst []byte) {
+	_ = dst[SizeComputeDispatch-1]
+	binary.LittleEndian.PutUint32(dst[0:], r.NumGroupsX)
+	binary.LittleEndian.PutUint32(dst[4:], r.NumGroupsY)
+	binary.LittleEndian.PutUint32(dst[8:], r.NumGroupsZ)
+	binary.LittleEndian.PutUint16(dst[12:], uint16(r.LocalSizeX))
+	binary.LittleEndian.PutUint16(dst[14:], uint16(r.LocalSizeY))
+	binary.LittleEndian.PutUint16(dst[16:], uint16(r.LocalSizeZ))
+	binary.LittleEndian.PutUint16(dst[18:], uint16(r.Flags))
+	binary.LittleEndian.PutUint32(dst[20:], r.CodeAddress)
+	binary.LittleEndian.PutUint32(dst[24:], r.UniformsAddress)
+	binary.LittleEndian.PutUint32(dst[28:], r.SharedBytes)
+	binary.LittleEndian.PutUint32(dst[32:], r.ScratchAddress)
+	binary.LittleEndian.PutUint32(dst[36:], r.ScratchBytesPerThread)
+	binary.LittleEndian.PutUint32(dst[40:], r.IndirectAddress)
+	dst[44] = 0
+	dst[45] = 0
+	dst[46] = 0
+	dst[47] = 0
+}
+
+// Unpack decodes a packed COMPUTE_DISPATCH from src, which must hold at least SizeComputeDispatch bytes.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *ComputeDispatch) Unpack(src []byte) error {
+	if len(src) < SizeComputeDispatch {
+		return errShort(&layoutComputeDispatch, len(src))
+	}
+	r.NumGroupsX = binary.LittleEndian.Uint32(src[0:])
+	r.NumGroupsY = binary.LittleEndian.Uint32(src[4:])
+	r.NumGroupsZ = binary.LittleEndian.Uint32(src[8:])
+	r.LocalSizeX = binary.LittleEndian.Uint16(src[12:])
+	r.LocalSizeY = binary.LittleEndian.Uint16(src[14:])
+	r.LocalSizeZ = binary.LittleEndian.Uint16(src[16:])
+	r.Flags = binary.LittleEndian.Uint16(src[18:])
+	r.CodeAddress = binary.LittleEndian.Uint32(src[20:])
+	r.UniformsAddress = binary.LittleEndian.Uint32(src[24:])
+	r.SharedBytes = binary.LittleEndian.Uint32(src[28:])
+	r.ScratchAddress = binary.LittleEndian.Uint32(src[32:])
+	r.ScratchBytesPerThread = binary.LittleEndian.Uint32(src[36:])
+	r.IndirectAddress = binary.LittleEndian.Uint32(src[40:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r ComputeDispatch) String() string {
+	var b [SizeComputeDispatch]byte
+	r.Pack(b[:])
+	return layoutComputeDispatch.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r ComputeDispatch) Check() error {
+	return nil
+}
+
+var layoutComputeDispatch = Layout{
+	Name:   "COMPUTE_DISPATCH",
+	GoName: "ComputeDispatch",
+	Size:   SizeComputeDispatch,
+	Fields: []Field{
+		{Name: "NumGroupsX", Text: "num_groups_x", Start: 0, Width: 32, Kind: KindUint},
+		{Name: "NumGroupsY", Text: "num_groups_y", Start: 32, Width: 32, Kind: KindUint},
+		{Name: "NumGroupsZ", Text: "num_groups_z", Start: 64, Width: 32, Kind: KindUint},
+		{Name: "LocalSizeX", Text: "local_size_x", Start: 96, Width: 16, Kind: KindUint},
+		{Name: "LocalSizeY", Text: "local_size_y", Start: 112, Width: 16, Kind: KindUint},
+		{Name: "LocalSizeZ", Text: "local_size_z", Start: 128, Width: 16, Kind: KindUint},
+		{Name: "Flags", Text: "flags", Start: 144, Width: 16, Kind: KindUint, Hex: true},
+		{Name: "CodeAddress", Text: "code_address", Start: 160, Width: 32, Kind: KindUint, Address: true},
+		{Name: "UniformsAddress", Text: "uniforms_address", Start: 192, Width: 32, Kind: KindUint, Address: true},
+		{Name: "SharedBytes", Text: "shared_bytes", Start: 224, Width: 32, Kind: KindUint},
+		{Name: "ScratchAddress", Text: "scratch_address", Start: 256, Width: 32, Kind: KindUint, Address: true},
+		{Name: "ScratchBytesPerThread", Text: "scratch_bytes_per_thread", Start: 288, Width: 32, Kind: KindUint},
+		{Name: "IndirectAddress", Text: "indirect_address", Start: 320, Width: 32, Kind: KindUint, Address: true},
+	},
+	AddressOffsets: []int{20, 24, 32, 40},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff},
+}
+
+// DMACommand is the in-memory structure DMA_COMMAND.
+type DMACommand struct {
+	Op         DMAOp
+	SrcAddress uint32
+	DstAddress uint32
+	SrcPitch   uint32
+	DstPitch   uint32
+	RowBytes   uint32
+	Rows       uint32
+	Value      uint32
+}
+
+// Size returns SizeDMACommand, the packed size in bytes.
+func (DMACommand) Size() int { return SizeDMACommand }
+
+// Pack writes the packed DMA_COMMAND to dst[:SizeDMACommand]. dst must hold at least SizeDMACommand bytes.
+func (r DMACommand) Pack(dst []byte) {
+	_ = dst[SizeDMACommand-1]
+	dst[0] = byte(r.Op)
+	binary.LittleEndian.PutUint32(dst[4:], r.SrcAddress)
+	binary.LittleEndian.PutUint32(dst[8:], r.DstAddress)
+	binary.LittleEndian.PutUint32(dst[12:], r.SrcPitch)
+	binary.LittleEndian.PutUint32(dst[16:], r.DstPitch)
+	binary.LittleEndian.PutUint32(dst[20:], r.RowBytes)
+	binary.LittleEndian.PutUint32(dst[24:], r.Rows)
+	binary.LittleEndian.PutUint32(dst[28:], r.Value)
+	dst[1] = 0
+	dst[2] = 0
+	dst[3] = 0
+}
+
+// Unpack decodes a packed DMA_COMMAND from src, which must hold at least SizeDMACommand bytes.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *DMACommand) Unpack(src []byte) error {
+	if len(src) < SizeDMACommand {
+		return errShort(&layoutDMACommand, len(src))
+	}
+	r.Op = DMAOp(src[0])
+	r.SrcAddress = binary.LittleEndian.Uint32(src[4:])
+	r.DstAddress = binary.LittleEndian.Uint32(src[8:])
+	r.SrcPitch = binary.LittleEndian.Uint32(src[12:])
+	r.DstPitch = binary.LittleEndian.Uint32(src[16:])
+	r.RowBytes = binary.LittleEndian.Uint32(src[20:])
+	r.Rows = binary.LittleEndian.Uint32(src[24:])
+	r.Value = binary.LittleEndian.Uint32(src[28:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r DMACommand) String() string {
+	var b [SizeDMACommand]byte
+	r.Pack(b[:])
+	return layoutDMACommand.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r DMACommand) Check() error {
+	if !r.Op.Valid() {
+		return errEnum(&layoutDMACommand, 0, uint64(r.Op))
+	}
+	return nil
+}
+
+var layoutDMACommand = Layout{
+	Name:   "DMA_COMMAND",
+	GoName: "DMACommand",
+	Size:   SizeDMACommand,
+	Fields: []Field{
+		{Name: "Op", Text: "op", Start: 0, Width: 8, Kind: KindEnum, Enum: &enumDMAOp},
+		{Name: "SrcAddress", Text: "src_address", Start: 32, Width: 32, Kind: KindUint, Address: true},
+		{Name: "DstAddress", Text: "dst_address", Start: 64, Width: 32, Kind: KindUint, Address: true},
+		{Name: "SrcPitch", Text: "src_pitch", Start: 96, Width: 32, Kind: KindUint},
+		{Name: "DstPitch", Text: "dst_pitch", Start: 128, Width: 32, Kind: KindUint},
+		{Name: "RowBytes", Text: "row_bytes", Start: 160, Width: 32, Kind: KindUint},
+		{Name: "Rows", Text: "rows", Start: 192, Width: 32, Kind: KindUint},
+		{Name: "Value", Text: "value", Start: 224, Width: 32, Kind: KindUint, Hex: true},
+	},
+	AddressOffsets: []int{4, 8},
+	Reserved:       []byte{0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
 // recordLayouts is indexed by control-list opcode.
 var recordLayouts = [256]*Layout{
 	OpHalt:                           &layoutHalt,
@@ -3200,6 +3403,8 @@ var (
 	ShaderRecordLayout      = &layoutShaderRecord
 	AttributeRecordLayout   = &layoutAttributeRecord
 	TextureDescriptorLayout = &layoutTextureDescriptor
+	ComputeDispatchLayout   = &layoutComputeDispatch
+	DMACommandLayout        = &layoutDMACommand
 )
 
 // newRecord returns a zero record of every control-list opcode, for

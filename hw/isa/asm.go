@@ -20,7 +20,7 @@ var (
 	}
 	branchByName = map[string]BranchCond{"always": BranchAlways,
 		"allz": BranchAllZS, "allnz": BranchAllZC, "anyz": BranchAnyZS, "anynz": BranchAnyZC}
-	sigByName = map[string]Sig{"thrsw": SigTHRSW, "end": SigEND, "ldtmu": SigLDTMU, "lthrsw": SigLastTHRSW}
+	sigByName = map[string]Sig{"thrsw": SigTHRSW, "end": SigEND, "ldtmu": SigLDTMU, "lthrsw": SigLastTHRSW, "barrier": SigBarrier}
 )
 
 func init() {

@@ -24,12 +24,12 @@ var branchSuffixes = [16]string{
 	".allcs", ".allcc", ".anycs", ".anycc", "", "", "", "",
 }
 
-var sigNames = [16]string{"", "thrsw", "end", "ldtmu", "", "lthrsw", "", "", "", "", "", "", "", "", "li", "b"}
+var sigNames = [16]string{"", "thrsw", "end", "ldtmu", "", "lthrsw", "barrier", "", "", "", "", "", "", "", "li", "b"}
 
 var waddrNames = [64]string{
-	32: "r0", 33: "r1", 34: "r2", 35: "r3", 36: "nop", 37: "r5",
+	32: "r0", 33: "r1", 34: "r2", 35: "r3", 36: "nop", 37: "r5", 38: "shared_ld", 39: "shared_st",
 	40: "unif_addr", 41: "tlb_kill", 42: "tlb_z", 43: "tlb_r", 44: "tlb_g", 45: "tlb_b", 46: "tlb_a",
-	48: "vpm", 49: "vpm_rd_setup", 50: "vpm_wr_setup",
+	47: "tmu_atomic", 48: "vpm", 49: "vpm_rd_setup", 50: "vpm_wr_setup", 51: "shared_atomic",
 	52: "sfu_recip", 53: "sfu_recipsqrt", 54: "sfu_exp2", 55: "sfu_log2",
 	56: "tmu_s", 57: "tmu_t", 58: "tmu_r", 59: "tmu_b", 60: "tmu_lod", 61: "tmu_addr",
 	62: "tmu_stdata", 63: "tmu_staddr",
@@ -37,12 +37,14 @@ var waddrNames = [64]string{
 
 var raddrNamesA = withRegs("ra", [64]string{
 	32: "a.unif", 35: "a.vary", 38: "elem_num", 39: "a.nop", 41: "frag_x", 42: "frag_z",
-	43: "front_facing", 44: "point_s", 48: "a.vpm",
+	43: "front_facing", 44: "point_s", 45: "local_id_x", 46: "local_id_z", 47: "wg_id_x", 48: "a.vpm",
+	49: "wg_id_z", 50: "num_wg_y",
 })
 
 var raddrNamesB = withRegs("rb", [64]string{
 	32: "b.unif", 35: "b.vary", 38: "qpu_num", 39: "b.nop", 41: "frag_y", 42: "frag_w",
-	44: "point_t", 48: "b.vpm",
+	44: "point_t", 45: "local_id_y", 46: "local_index", 47: "wg_id_y", 48: "b.vpm",
+	49: "num_wg_x", 50: "num_wg_z",
 })
 
 // withRegs fills entries 0–31 of a read-address name table (it runs during

@@ -38,14 +38,17 @@
 // on the mul part when the add part is nop. Operands: r0–r5, ra0–ra31,
 // rb0–rb31, the read-only specials a.unif b.unif a.vary b.vary a.vpm b.vpm
 // a.nop b.nop elem_num qpu_num frag_x frag_y frag_z frag_w front_facing
-// point_s point_t, and small immediates (-16..15, 1.0, 2.0 … 128.0,
+// point_s point_t, the compute inputs local_id_x local_id_y local_id_z
+// local_index wg_id_x wg_id_y wg_id_z num_wg_x num_wg_y num_wg_z, and small immediates (-16..15, 1.0, 2.0 … 128.0,
 // 0.00390625 … 0.5). The assembler accepts plain unif/vary/vpm and picks the
 // free file. Destinations: r0–r3, r5, ra0–ra31, rb0–rb31 (the add unit
 // writes A and the mul unit B unless ws swaps them; the assembler sets ws
 // from the names), nop, unif_addr, tlb_kill, tlb_z, tlb_r, tlb_g, tlb_b,
 // tlb_a, vpm, vpm_rd_setup, vpm_wr_setup, sfu_recip, sfu_recipsqrt,
 // sfu_exp2, sfu_log2, tmu_s, tmu_t, tmu_r, tmu_b, tmu_lod, tmu_addr,
-// tmu_stdata, tmu_staddr. Signals: thrsw, end, ldtmu, lthrsw.
+// tmu_stdata, tmu_staddr, and the compute memory ports shared_ld,
+// shared_st, shared_atomic, tmu_atomic. Signals: thrsw, end, ldtmu,
+// lthrsw, barrier.
 //
 // Load immediate writes the 32-bit value through both halves:
 //

@@ -193,7 +193,7 @@ func (i Instr) Validate() error {
 
 func (i Instr) checkRanges() error {
 	switch {
-	case i.Sig > SigLastTHRSW && i.Sig != SigLoadImm && i.Sig != SigBranch:
+	case i.Sig > SigBarrier && i.Sig != SigLoadImm && i.Sig != SigBranch:
 		return fmt.Errorf("reserved signal %d", i.Sig)
 	case i.Sig == SigBranch:
 		if i.CondBr > BranchAnyCC && i.CondBr != BranchAlways {

@@ -5,16 +5,21 @@ import "math"
 // Sig is the 4-bit signal field, bits [63:60].
 type Sig uint8
 
-// Signals (docs/hardware.md §7.2). Values 6–13 are reserved.
+// Signals (docs/hardware.md §7.2). Values 7–13 are reserved.
 const (
 	SigNone      Sig = 0
-	SigTHRSW     Sig = 1  // thread switch; accumulators are lost
-	SigEND       Sig = 2  // program ends after this instruction
-	SigLDTMU     Sig = 3  // pop the TMU FIFO into r4
-	SigSmallImm  Sig = 4  // raddr_b is a small immediate
-	SigLastTHRSW Sig = 5  // last thread switch
-	SigLoadImm   Sig = 14 // load-immediate form
-	SigBranch    Sig = 15 // branch form
+	SigTHRSW     Sig = 1 // thread switch; accumulators are lost
+	SigEND       Sig = 2 // program ends after this instruction
+	SigLDTMU     Sig = 3 // pop the TMU FIFO into r4
+	SigSmallImm  Sig = 4 // raddr_b is a small immediate
+	SigLastTHRSW Sig = 5 // last thread switch
+	// SigBarrier (compute batches, docs/hardware.md §9): after this
+	// instruction the batch waits until every running batch of its
+	// workgroup has reached a barrier; memory and shared-memory accesses
+	// before it are visible to every batch of the workgroup after it.
+	SigBarrier Sig = 6
+	SigLoadImm Sig = 14 // load-immediate form
+	SigBranch  Sig = 15 // branch form
 )
 
 // Cond is a per-lane write condition (cond_add, cond_mul).
@@ -140,13 +145,28 @@ const (
 	RaddrPointS        Raddr = 44 // A
 	RaddrPointT        Raddr = 44 // B
 	RaddrVPM           Raddr = 48 // A or B
+
+	// Compute batches (docs/hardware.md §9): each lane's invocation
+	// within its workgroup and the workgroup's coordinates. Other stages
+	// read 0.
+	RaddrLocalIDX   Raddr = 45 // A: gl_LocalInvocationID.x of this lane
+	RaddrLocalIDY   Raddr = 45 // B
+	RaddrLocalIDZ   Raddr = 46 // A
+	RaddrLocalIndex Raddr = 46 // B: gl_LocalInvocationIndex
+	RaddrWorkgroupX Raddr = 47 // A: gl_WorkGroupID.x (same in every lane)
+	RaddrWorkgroupY Raddr = 47 // B
+	RaddrWorkgroupZ Raddr = 49 // A
+	RaddrNumGroupsX Raddr = 49 // B: gl_NumWorkGroups.x
+	RaddrNumGroupsY Raddr = 50 // A
+	RaddrNumGroupsZ Raddr = 50 // B
 )
 
 // Waddr is a 6-bit write address (waddr_add, waddr_mul).
 type Waddr uint8
 
 // Write addresses. 0–31 are register-file entries (A for the add unit, B for
-// the mul unit, swapped by ws). 38, 39, 47 and 51 are reserved.
+// the mul unit, swapped by ws). 38, 39, 47 and 51 are the compute
+// batches' shared-memory and atomic ports (docs/hardware.md §9).
 const (
 	WaddrR0           Waddr = 32
 	WaddrR1           Waddr = 33
@@ -155,15 +175,19 @@ const (
 	WaddrNOP          Waddr = 36
 	WaddrACC5         Waddr = 37
 	WaddrUniformsAdr  Waddr = 40
+	WaddrSharedLoad   Waddr = 38 // starts a 32-bit load from workgroup shared memory (lane value: byte offset)
+	WaddrSharedStore  Waddr = 39 // stores TMU_STORE_DATA to shared memory at this lane's byte offset
 	WaddrTLBKill      Waddr = 41
 	WaddrTLBZ         Waddr = 42
 	WaddrTLBColorR    Waddr = 43
 	WaddrTLBColorG    Waddr = 44
 	WaddrTLBColorB    Waddr = 45
 	WaddrTLBColorA    Waddr = 46
+	WaddrTMUAtomic    Waddr = 47 // atomic read-modify-write (op: TMU_R lane 0) of the word at this lane's VA; the old value is queued
 	WaddrVPM          Waddr = 48
 	WaddrVPMRSetup    Waddr = 49
 	WaddrVPMWSetup    Waddr = 50
+	WaddrSharedAtomic Waddr = 51 // atomic read-modify-write (op: TMU_R lane 0) in shared memory; the old value is queued
 	WaddrSFURecip     Waddr = 52
 	WaddrSFURecipSqrt Waddr = 53
 	WaddrSFUExp2      Waddr = 54
@@ -263,8 +287,19 @@ func (w Waddr) IsTLB() bool { return w >= WaddrTLBKill && w <= WaddrTLBColorA }
 func (w Waddr) IsAccumulator() bool { return w >= WaddrR0 && w <= WaddrACC5 && w != WaddrNOP }
 
 // Valid reports whether w is a defined write address.
-func (w Waddr) Valid() bool {
-	return w < 64 && w != 38 && w != 39 && w != 47 && w != 51
+func (w Waddr) Valid() bool { return w < 64 }
+
+// IsMemoryPort reports whether w starts a load, store or atomic of a
+// compute batch (shared memory, TMU_ATOMIC_ADD) beyond the TMU registers.
+func (w Waddr) IsMemoryPort() bool {
+	return w == WaddrSharedLoad || w == WaddrSharedStore || w == WaddrTMUAtomic || w == WaddrSharedAtomic
+}
+
+// QueuesResult reports whether a write to w queues a result in the TMU
+// FIFO (popped by LDTMU): a texture fetch (TMU_S, four pops), a direct
+// load, a shared-memory load or an atomic (one pop each).
+func (w Waddr) QueuesResult() bool {
+	return w == WaddrTMUS || w == WaddrTMUAddr || w == WaddrSharedLoad || w == WaddrTMUAtomic || w == WaddrSharedAtomic
 }
 
 // ValidA reports whether r is a defined read address for file A.
@@ -273,7 +308,8 @@ func (r Raddr) ValidA() bool {
 	case r < 32:
 		return true
 	case r == RaddrUniform, r == RaddrVarying, r == RaddrElementNumber, r == RaddrNOP,
-		r == RaddrFragX, r == RaddrFragZ, r == RaddrFrontFacing, r == RaddrPointS, r == RaddrVPM:
+		r == RaddrFragX, r == RaddrFragZ, r == RaddrFrontFacing, r == RaddrPointS, r == RaddrVPM,
+		r == RaddrLocalIDX, r == RaddrLocalIDZ, r == RaddrWorkgroupX, r == RaddrWorkgroupZ, r == RaddrNumGroupsY:
 		return true
 	}
 	return false

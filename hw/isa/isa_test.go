@@ -167,11 +167,11 @@ func TestDecodeErrors(t *testing.T) {
 		word uint64
 		want string
 	}{
-		{"reserved signal", 6 << 60, "reserved signal 6"},
+		{"reserved signal", 7 << 60, "reserved signal 7"},
 		{"reserved low bits", fadd | 1, "reserved bits [4:0]"},
 		{"reserved add op", fadd&^(63<<29) | 31<<29, "reserved add op 31"},
 		{"reserved mul op", 1<<54 | 32<<40 | 5<<35, "reserved mul op 5"},
-		{"reserved waddr", fadd&^(63<<46) | 38<<46, "reserved add write address 38"},
+		{"add and mul both write a memory port", fadd&^(63<<46) | 38<<46 | 1<<54 | 38<<40 | uint64(OpMOV)<<35 | 1<<8, "add and mul both write shared_ld"},
 		{"unused raddr_a", fadd | 5<<23, "raddr_a must be zero"},
 		{"unused cond_mul", fadd | 1<<54, "cond_mul must be zero"},
 		{"unary add_b", 1<<57 | 32<<46 | uint64(OpFNEG)<<29 | 1<<14 | 2<<11, "add_b must be zero"},
@@ -267,7 +267,7 @@ func TestRoundTripAllFields(t *testing.T) {
 			words = append(words, Encode(Instr{OpMul: OpFMUL, CondMul: CondAlways, WaddrMul: WaddrR0, MulA: MuxB, MulB: MuxR1, RaddrB: r}))
 		}
 	}
-	for _, s := range []Sig{SigNone, SigTHRSW, SigEND, SigLDTMU, SigLastTHRSW} {
+	for _, s := range []Sig{SigNone, SigTHRSW, SigEND, SigLDTMU, SigLastTHRSW, SigBarrier} {
 		words = append(words, Encode(Instr{Sig: s}))
 	}
 	for bc := BranchCond(0); bc < 16; bc++ {

@@ -61,6 +61,7 @@ const (
 	StageVertex Stage = iota
 	StageCoordinate
 	StageFragment
+	StageCompute // a compute batch: up to 16 invocations of one workgroup (compute.go)
 )
 
 // MaxStages bounds the Stage values Core.Counts is indexed by (stages are
@@ -102,6 +103,9 @@ type Batch struct {
 	FragX, FragY, FragZ, FragW [Lanes]float32
 	FrontFacing                [Lanes]uint32
 	PointS, PointT             [Lanes]float32
+
+	// Compute inputs (StageCompute, docs/hardware.md §9); see compute.go.
+	Compute ComputeInputs
 
 	// Results, reset by Run.
 	Color        [4][Lanes]float32 // TLB_COLOR_R..A (0 where never written)
@@ -214,6 +218,11 @@ type Core struct {
 
 	epochSrc  PageEpoch // mem's shootdown counter, if it has one
 	epochSeen uint64
+
+	// memLanes masks the lanes that take part in direct loads, stores,
+	// atomics and shared-memory accesses: every lane, except in a
+	// compute batch whose last invocations lie beyond its workgroup.
+	memLanes uint16
 }
 
 // NewCore returns a core that accesses memory through m and samples
@@ -332,6 +341,11 @@ func (c *Core) begin(p *Program, b *Batch) error {
 	c.flagZ, c.flagN, c.flagC = 0, 0, 0
 	c.sfuDelay = 0
 	c.unifPtr = b.UniformsVA
+	c.memLanes = 0xffff
+	if b.Stage == StageCompute {
+		c.memLanes = b.LaneMask
+		b.Compute.Barriers, b.Compute.SharedAccesses = 0, 0
+	}
 	c.varyNext, c.vpmRead, c.vpmWrite = 0, 0, 0
 	c.fifoHead, c.fifoLen, c.fifoPop = 0, 0, 0
 	if c.texDirty {
@@ -423,6 +437,10 @@ func (c *Core) step(p *Program, pc int32, b *Batch) (next int32, end bool, err e
 		c.sfuDelay = 0
 	case isa.SigEND:
 		return 0, true, c.endCheck(in)
+	case isa.SigBarrier:
+		if err := c.barrier(b); err != nil {
+			return 0, true, c.located(in, err)
+		}
 	}
 	if int(next) >= len(code) || next < 0 {
 		return 0, true, ranPast(p, in)
@@ -532,6 +550,9 @@ func (c *Core) read(kind, reg uint8, val *[Lanes]uint32, b *Batch) (*[Lanes]uint
 		floatsToBits(val, &b.PointS)
 	case rdPointT:
 		floatsToBits(val, &b.PointT)
+	case rdLocalX, rdLocalY, rdLocalZ, rdLocalIndex, rdWorkgroupX, rdWorkgroupY, rdWorkgroupZ,
+		rdNumGroupsX, rdNumGroupsY, rdNumGroupsZ:
+		b.Compute.read(kind, val)
 	default:
 		return &zeroes, nil
 	}
@@ -781,6 +802,7 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 		writeLanes(&c.storeData, r, mask)
 	case dstTMUStoreAddr:
 		c.checkShootdown()
+		mask &= c.memLanes
 		for l := range r {
 			if mask&(1<<l) != 0 {
 				if !c.loads.storeWord(r[l], c.storeData[l]) {
@@ -788,6 +810,8 @@ func (c *Core) write(dst uint8, mask uint16, r *[Lanes]uint32, b *Batch) error {
 				}
 			}
 		}
+	case dstSharedLoad, dstSharedStore, dstSharedAtomic, dstTMUAtomic:
+		return c.memoryPort(dst, mask&c.memLanes, r, b)
 	default:
 		panic(fmt.Sprintf("BUG: qpu: write to unknown destination %d", dst))
 	}
@@ -890,6 +914,7 @@ func (c *Core) directLoad(mask uint16, r *[Lanes]uint32) error {
 	}
 	e.n = 1
 	out := &e.vals[0]
+	mask &= c.memLanes
 	for l := range r {
 		if mask&(1<<l) == 0 {
 			out[l] = 0

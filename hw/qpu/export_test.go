@@ -153,5 +153,8 @@ func CloneBatch(b *Batch) *Batch {
 	c.VPMIn = append([]float32(nil), b.VPMIn...)
 	c.VPMOut = append([]float32(nil), b.VPMOut...)
 	c.Varyings = append([]float32(nil), b.Varyings...)
+	if b.Compute.Shared != nil {
+		c.Compute.Shared = append([]uint32(nil), b.Compute.Shared...)
+	}
 	return &c
 }

@@ -72,10 +72,11 @@ func FuzzRunValid(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Load of valid code: %v", err)
 		}
-		for _, stage := range []Stage{StageFragment, StageVertex} {
+		for _, stage := range []Stage{StageFragment, StageVertex, StageCompute} {
 			c := NewCore(pagedMem{m})
 			c.StepLimit = 5000
 			b := newBatch(stage)
+			b.Compute.Shared = make([]uint32, 16)
 			b.Thread = int(data[0] & 1)
 			_ = c.Run(p, b)
 		}
@@ -90,7 +91,7 @@ func validCode(t testing.TB, data []byte) []uint64 {
 	if n == 0 || n > 256 {
 		return nil
 	}
-	sigs := []isa.Sig{isa.SigNone, isa.SigTHRSW, isa.SigNone, isa.SigLDTMU, isa.SigSmallImm, isa.SigLastTHRSW, isa.SigLoadImm, isa.SigBranch}
+	sigs := []isa.Sig{isa.SigNone, isa.SigTHRSW, isa.SigBarrier, isa.SigLDTMU, isa.SigSmallImm, isa.SigLastTHRSW, isa.SigLoadImm, isa.SigBranch}
 	validW := func(x uint64) isa.Waddr {
 		w := isa.Waddr(x & 63)
 		if !w.Valid() {

@@ -42,6 +42,17 @@ const (
 	rdPointS
 	rdPointT
 	rdSmallImm
+	// compute inputs (docs/hardware.md §9)
+	rdLocalX
+	rdLocalY
+	rdLocalZ
+	rdLocalIndex
+	rdWorkgroupX
+	rdWorkgroupY
+	rdWorkgroupZ
+	rdNumGroupsX
+	rdNumGroupsY
+	rdNumGroupsZ
 )
 
 // write destinations beyond the register files (0–63: A0–A31, B0–B31)
@@ -74,6 +85,11 @@ const (
 	dstTMUAddr
 	dstTMUStoreData
 	dstTMUStoreAddr
+	// compute memory ports (docs/hardware.md §9)
+	dstSharedLoad
+	dstSharedStore
+	dstSharedAtomic
+	dstTMUAtomic
 )
 
 // flag sources
@@ -127,6 +143,7 @@ type Program struct {
 	upperRegs bool     // names a register ≥ 16 in either file
 	reads     uint32   // bit k: some instruction reads raddr kind rd* k
 	accsUsed  uint8    // bit k: accumulator r_k is read or written
+	barrier   bool     // some instruction signals BARRIER
 	count     int
 
 	xlat atomic.Pointer[translation] // set once by Translate (translate.go)
@@ -144,6 +161,10 @@ func (p *Program) Code() []uint64 { return p.words }
 
 // Base returns the lowest decoded address.
 func (p *Program) Base() uint32 { return p.base }
+
+// HasBarrier reports whether some instruction of p signals BARRIER (a
+// compute workgroup's batches must then run at once).
+func (p *Program) HasBarrier() bool { return p.barrier }
 
 // UsesUpperRegisters reports whether the program names A16–A31 or B16–B31,
 // which a two-threaded fragment shader must not.
@@ -251,6 +272,7 @@ func (p *Program) useReg(r uint8) {
 
 func (p *Program) predecode(d *inst, in isa.Instr, addr uint32) error {
 	err := p.predecodeInst(d, in, addr)
+	p.barrier = p.barrier || in.Sig == isa.SigBarrier
 	p.reads |= 1<<d.readA | 1<<d.readB
 	if d.kind == kindALU {
 		for _, mux := range [4]uint8{d.addA, d.addB, d.mulA, d.mulB} {
@@ -399,6 +421,14 @@ func (p *Program) dest(w isa.Waddr, fileB bool) uint8 {
 		return dstVPMReadSetup
 	case isa.WaddrVPMWSetup:
 		return dstVPMWriteSetup
+	case isa.WaddrSharedLoad:
+		return dstSharedLoad
+	case isa.WaddrSharedStore:
+		return dstSharedStore
+	case isa.WaddrSharedAtomic:
+		return dstSharedAtomic
+	case isa.WaddrTMUAtomic:
+		return dstTMUAtomic
 	}
 	switch {
 	case w.IsTLB():
@@ -453,6 +483,31 @@ func (p *Program) read(r isa.Raddr, fileB bool) (kind, reg uint8) {
 			return rdPointT, 0
 		}
 		return rdPointS, 0
+	case isa.RaddrLocalIDX: // local_id_y on B
+		if fileB {
+			return rdLocalY, 0
+		}
+		return rdLocalX, 0
+	case isa.RaddrLocalIDZ: // local_index on B
+		if fileB {
+			return rdLocalIndex, 0
+		}
+		return rdLocalZ, 0
+	case isa.RaddrWorkgroupX: // wg_id_y on B
+		if fileB {
+			return rdWorkgroupY, 0
+		}
+		return rdWorkgroupX, 0
+	case isa.RaddrWorkgroupZ: // num_wg_x on B
+		if fileB {
+			return rdNumGroupsX, 0
+		}
+		return rdWorkgroupZ, 0
+	case isa.RaddrNumGroupsY: // num_wg_z on B
+		if fileB {
+			return rdNumGroupsZ, 0
+		}
+		return rdNumGroupsY, 0
 	}
 	panic(fmt.Sprintf("BUG: qpu: undecodable read address %d", r))
 }

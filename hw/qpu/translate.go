@@ -129,6 +129,7 @@ const (
 	uImm                     // broadcast imm into t[r]
 	uLDTMU
 	uTHRSW
+	uBarrier
 )
 
 // uop is one micro-op of a translated block.
@@ -374,6 +375,8 @@ func (tr *translator) inst(pc int32, d *inst) {
 	case isa.SigTHRSW, isa.SigLastTHRSW:
 		tr.emit(uop{kind: uTHRSW, pc: pc})
 		tr.pending = 0
+	case isa.SigBarrier:
+		tr.emit(uop{kind: uBarrier, pc: pc})
 	}
 	if tr.pending == 3 {
 		tr.pending = 2
@@ -698,6 +701,8 @@ func (c *Core) special(p *Program, u *uop, t *xtab, b *Batch) error {
 	case uTHRSW:
 		c.poisonAccs(p.accsUsed)
 		c.sfuDelay = 0
+	case uBarrier:
+		return c.barrier(b)
 	default:
 		panic(fmt.Sprintf("BUG: qpu: uop kind %d", u.kind))
 	}

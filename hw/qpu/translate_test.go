@@ -53,6 +53,26 @@ func diffBatch(stage Stage, thread int, rng *rand.Rand) *Batch {
 	b := newBatch(stage)
 	b.Thread = thread
 	b.QPUNumber = uint32(rng.Intn(8))
+	if stage == StageCompute {
+		// Compute inputs and a shared memory that random offsets
+		// (small integers, often) can reach; some lanes beyond the
+		// workgroup.
+		ci := &b.Compute
+		for l := 0; l < Lanes; l++ {
+			for k := range ci.LocalID {
+				ci.LocalID[k][l] = uint32(rng.Intn(16))
+			}
+			ci.LocalIndex[l] = uint32(l)
+		}
+		for k := range ci.Workgroup {
+			ci.Workgroup[k], ci.NumGroups[k] = uint32(rng.Intn(4)), uint32(1+rng.Intn(4))
+		}
+		ci.Shared = make([]uint32, 64)
+		for k := range ci.Shared {
+			ci.Shared[k] = randWord(rng)
+		}
+		b.LaneMask = uint16(rng.Uint32()) | 1
+	}
 	for _, s := range [][]float32{b.VPMIn, b.Varyings, b.FragX[:], b.FragY[:], b.FragZ[:], b.FragW[:], b.PointS[:], b.PointT[:]} {
 		for k := range s {
 			s[k] = math.Float32frombits(randWord(rng))
@@ -74,7 +94,7 @@ func checkDiff(t *testing.T, code []uint64, seed int64, limit uint64) (first err
 	if _, err := Load(m.fetch, codeVA); err != nil {
 		return err // not a program: nothing to translate
 	}
-	for _, stage := range []Stage{StageFragment, StageVertex} {
+	for _, stage := range []Stage{StageFragment, StageVertex, StageCompute} {
 		for thread := 0; thread < 2; thread++ {
 			mi := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}
 			mt := &flatMem{base: m.base, data: bytes.Clone(m.data), roEnd: m.roEnd}

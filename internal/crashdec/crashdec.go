@@ -63,6 +63,9 @@ type Dump struct {
 	ShaderRecordsAddress uint32
 	Uniforms             []byte
 	UniformsAddress      uint32
+	List                 []byte // a compute or DMA job's descriptors
+	ListAddress          uint32
+	ListEngine           string
 	Memory               []struct {
 		VA   uint32
 		What string
@@ -270,6 +273,10 @@ func Decode(w io.Writer, d *Dump) error {
 			buf.WriteString("(ring empty: RPTR = WPTR)\n")
 		}
 		indent(bw, &buf, "     ")
+	}
+	if len(d.List) > 0 {
+		decodeEngineList(bw, d)
+		return bw.Flush()
 	}
 	if len(d.BinCL) == 0 {
 		fmt.Fprintf(bw, "\n(no job could be blamed: the dump has no lists)\n")

@@ -1,0 +1,138 @@
+package computeconf
+
+import (
+	"math/bits"
+	"math/rand"
+)
+
+// integerFunctions: GLSL ES 3.10 §8.8's bit-field functions on int and
+// uint, scalar and vector, at run time over random and edge operands
+// (offsets and sizes within the value, as the spec requires), and folded
+// in constant expressions.
+func integerFunctions(t *T) {
+	const n = 96
+	src := `#version 310 es
+layout(local_size_x = 32) in;
+layout(std430, binding = 0) buffer In { uvec4 a[]; } sb; // value, insert, offset, bits
+layout(std430, binding = 1) buffer Out { uint r[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	uvec4 p = sb.a[i];
+	int off = int(p.z), bits = int(p.w);
+	uint o = i * 12u;
+	r[o + 0u] = bitfieldExtract(p.x, off, bits);
+	r[o + 1u] = uint(bitfieldExtract(int(p.x), off, bits));
+	r[o + 2u] = bitfieldInsert(p.x, p.y, off, bits);
+	r[o + 3u] = uint(bitfieldInsert(int(p.x), int(p.y), off, bits));
+	r[o + 4u] = bitfieldReverse(p.x);
+	r[o + 5u] = uint(bitCount(p.x));
+	r[o + 6u] = uint(bitCount(int(p.y)));
+	r[o + 7u] = uint(findLSB(p.x));
+	r[o + 8u] = uint(findMSB(p.x));
+	r[o + 9u] = uint(findMSB(int(p.y)));
+	ivec2 m = findMSB(uvec2(p.x, p.y)) + bitCount(ivec2(p.yx)) + findLSB(ivec2(p.xy));
+	r[o + 10u] = uint(m.x) ^ uint(m.y) << 8;
+	r[o + 11u] = bitfieldExtract(uvec2(p.x, ~p.x), 4, 8).y;
+}`
+	edge := []uint32{0, 1, 0x80000000, 0xFFFFFFFF, 0x7FFFFFFF, 0x00010000, 0xF0F0F0F0, 6}
+	runComputeCase(t, computeCase{name: "run_time", src: src, groups: [3]int{n / 32, 1, 1},
+		buffers: func() map[int][]uint32 {
+			rng := rand.New(rand.NewSource(8))
+			a := make([]uint32, 4*n)
+			for i := range n {
+				x, y := rng.Uint32(), rng.Uint32()>>uint(rng.Intn(32))
+				if i < len(edge) {
+					x, y = edge[i], edge[len(edge)-1-i]
+				}
+				off := uint32(rng.Intn(33))
+				w := uint32(rng.Intn(int(33 - off)))
+				switch i % 16 {
+				case 1:
+					off, w = 0, 32
+				case 2:
+					w = 0
+				case 3:
+					off, w = 32, 0
+				}
+				copy(a[4*i:], []uint32{x, y, off, w})
+			}
+			return map[int][]uint32{0: a, 1: make([]uint32, 12*n)}
+		},
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := make([]uint32, 12*n)
+			for i := range n {
+				x, y, off, w := in[0][4*i], in[0][4*i+1], in[0][4*i+2], in[0][4*i+3]
+				r := want[12*i:]
+				r[0], r[1] = extractRef(x, off, w, false), extractRef(x, off, w, true)
+				r[2] = insertRef(x, y, off, w)
+				r[3] = r[2]
+				r[4] = bits.Reverse32(x)
+				r[5], r[6] = uint32(bits.OnesCount32(x)), uint32(bits.OnesCount32(y))
+				r[7] = lsbRef(x)
+				r[8], r[9] = msbRef(x, false), msbRef(y, true)
+				mx := int32(msbRef(x, false)) + int32(bits.OnesCount32(y)) + int32(lsbRef(x))
+				my := int32(msbRef(y, false)) + int32(bits.OnesCount32(x)) + int32(lsbRef(y))
+				r[10] = uint32(mx) ^ uint32(my)<<8
+				r[11] = extractRef(^x, 4, 8, false)
+			}
+			wordsEqual(t, "results", out[1], want)
+		}})
+	runComputeCase(t, computeCase{name: "constant", src: `#version 310 es
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Out { int r[8]; };
+const int a = bitCount(0xF0F0u) + findMSB(-5) * 100;
+const uint b = bitfieldInsert(0xFFFF0000u, 0xABCDu, 8, 12);
+const int c = bitfieldExtract(int(0x8F000000u), 24, 8);
+const ivec2 d = findLSB(ivec2(0, 96));
+void main() {
+	r[0] = a; r[1] = int(b); r[2] = c; r[3] = d.x; r[4] = d.y;
+	r[5] = findMSB(0); r[6] = int(bitfieldReverse(1u)); r[7] = findMSB(int(0x80000000u));
+}`, groups: [3]int{1, 1, 1},
+		buffers: func() map[int][]uint32 { return map[int][]uint32{0: make([]uint32, 8)} },
+		check: func(t *Checker, in, out map[int][]uint32) {
+			m := func(v int32) uint32 { return uint32(v) }
+			wordsEqual(t, "r", out[0], []uint32{m(8 + 2*100), insertRef(0xFFFF0000, 0xABCD, 8, 12), m(-113), m(-1), 5, m(-1), 0x80000000, 30})
+		}})
+}
+
+func extractRef(x, off, n uint32, signed bool) uint32 {
+	if n == 0 {
+		return 0
+	}
+	v := x >> off & (uint32(1)<<n - 1)
+	if n == 32 {
+		v = x
+	}
+	if signed && n < 32 && v>>(n-1)&1 == 1 {
+		v |= ^uint32(0) << n
+	}
+	return v
+}
+
+func insertRef(base, ins, off, n uint32) uint32 {
+	for k := off; k < off+n; k++ {
+		base = base&^(1<<k) | ins>>(k-off)&1<<k
+	}
+	return base
+}
+
+func lsbRef(x uint32) uint32 {
+	for k := uint32(0); k < 32; k++ {
+		if x>>k&1 == 1 {
+			return k
+		}
+	}
+	return ^uint32(0)
+}
+
+func msbRef(x uint32, signed bool) uint32 {
+	if signed && int32(x) < 0 {
+		x = ^x
+	}
+	for k := int32(31); k >= 0; k-- {
+		if x>>k&1 == 1 {
+			return uint32(k)
+		}
+	}
+	return ^uint32(0)
+}
