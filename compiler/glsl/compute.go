@@ -42,12 +42,13 @@ import (
 //     int/uint buffer or shared variables, the int/uint forms of abs,
 //     sign, min, max, clamp and the vector comparisons, and §8.8's
 //     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
-//     and findMSB (folded in constant expressions).
+//     and findMSB (folded in constant expressions), uaddCarry,
+//     usubBorrow, umulExtended and imulExtended.
 //
 // Not in the subset (each is a compile error, never accepted silently):
 // row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
 // images, switch, the ES 3.00 built-ins beyond those above
-// (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
+// (floatBitsToUint and the other bit casts, packing, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
 // flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
@@ -357,6 +358,13 @@ func init() {
 			add("bitCount", iv, t)
 			add("findLSB", iv, t)
 			add("findMSB", iv, t)
+			if k == Uint {
+				add("uaddCarry", t, t, t, t)  // out carry
+				add("usubBorrow", t, t, t, t) // out borrow
+				add("umulExtended", TypeVoid, t, t, t, t)
+			} else {
+				add("imulExtended", TypeVoid, t, t, t, t)
+			}
 			if n > 1 {
 				add("min", t, t, s)
 				add("max", t, t, s)
@@ -376,7 +384,7 @@ func init() {
 // integer reports whether name with these arguments is one (then nil
 // means not folded).
 func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer bool) {
-	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] {
+	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] || outParamBuiltins[name] > 0 {
 		return nil, len(args) > 0 && args[0].Type().IsInteger()
 	}
 	switch name {
@@ -446,6 +454,12 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 // cannot say: an atomic's first argument is a buffer or shared variable
 // it may write.
 func (p *parser) checkComputeCall(t token, c *Call) {
+	if first, ok := outParamBuiltins[c.Builtin]; ok {
+		for _, a := range c.Args[first:] {
+			p.checkLValue(a, t.text)
+		}
+		return
+	}
 	if !atomicFunctions[c.Builtin] {
 		return
 	}
@@ -468,6 +482,10 @@ func (p *parser) checkComputeCall(t token, c *Call) {
 	}
 	p.checkLValue(c.Args[0], t.text)
 }
+
+// outParamBuiltins are the built-ins with out parameters: the index of
+// the first one (the rest are out too).
+var outParamBuiltins = map[string]int{"uaddCarry": 2, "usubBorrow": 2, "umulExtended": 2, "imulExtended": 2}
 
 // lengthMethod parses "() " after "x.length" in a 310 shader: the constant
 // length of a sized array, or a ".length" call of a runtime-sized one.

@@ -62,6 +62,9 @@ func TestComputeSubsetErrors(t *testing.T) {
 			"ERROR: 0:3: 'local_size_x' : layout qualifier local_size_x does not apply to a buffer block"},
 		{"binding on in", "layout(binding = 0) in;\nvoid main() {}\n", "ERROR: 0:3: 'binding' : layout qualifier binding does not apply to 'in'"},
 		{"integer min of mixed kinds", "void main() { uint m = min(1u, 2); }\n", "ERROR: 0:3: 'min' : no matching overloaded function found"},
+		{"carry into a constant", "void main() { uint s = uaddCarry(1u, 2u, 3u); }\n", "ERROR: 0:3: 'uaddCarry' : l-value required"},
+		{"carry into a readonly member", "layout(binding = 0) readonly buffer B { uint c; };\nvoid main() { uint s = uaddCarry(1u, 2u, c); }\n",
+			"ERROR: 0:4: 'c' : l-value required (cannot modify a readonly buffer block)"},
 		{"uint index of a constant out of range", "void main() { float a[2]; a[2u] = 1.0; }\n", "ERROR: 0:3: '[' : index out of range"},
 	}
 	for _, tc := range tests {

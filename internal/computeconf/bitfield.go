@@ -136,3 +136,70 @@ func msbRef(x uint32, signed bool) uint32 {
 	}
 	return ^uint32(0)
 }
+
+// extendedArith: uaddCarry, usubBorrow, umulExtended and imulExtended
+// (their out parameters written to locals, buffer members and, from a
+// function, a global) against 64-bit Go arithmetic.
+func extendedArith(t *T) {
+	const n = 64
+	src := `#version 310 es
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer In { uvec2 xy[]; } sb;
+layout(std430, binding = 1) buffer Out { uint r[]; };
+uint carryOut;
+uint addThroughGlobal(uint a, uint b) { return uaddCarry(a, b, carryOut); }
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	uint x = sb.xy[i].x, y = sb.xy[i].y;
+	uint o = i * 10u;
+	uint c, b;
+	r[o + 0u] = uaddCarry(x, y, c);
+	r[o + 1u] = c;
+	r[o + 2u] = usubBorrow(x, y, b);
+	r[o + 3u] = b;
+	umulExtended(x, y, r[o + 4u], r[o + 5u]);
+	ivec2 hi, lo;
+	imulExtended(ivec2(int(x), int(y)), ivec2(int(y), -7), hi, lo);
+	r[o + 6u] = uint(hi.x);
+	r[o + 7u] = uint(lo.x);
+	r[o + 8u] = uint(hi.y) ^ uint(lo.y);
+	r[o + 9u] = addThroughGlobal(y, x) + carryOut * 1000u;
+}`
+	runComputeCase(t, computeCase{src: src, groups: [3]int{n / 16, 1, 1},
+		buffers: func() map[int][]uint32 {
+			rng := rand.New(rand.NewSource(21))
+			edge := []uint32{0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xFFFF, 0x10000, 3}
+			xy := make([]uint32, 2*n)
+			for i := range n {
+				x, y := rng.Uint32(), rng.Uint32()>>uint(rng.Intn(32))
+				if i < len(edge)*2 {
+					x, y = edge[i%len(edge)], edge[(i/2+3)%len(edge)]
+				}
+				xy[2*i], xy[2*i+1] = x, y
+			}
+			return map[int][]uint32{0: xy, 1: make([]uint32, 10*n)}
+		},
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := make([]uint32, 10*n)
+			b2u := func(b bool) uint32 {
+				if b {
+					return 1
+				}
+				return 0
+			}
+			for i := range n {
+				x, y := in[0][2*i], in[0][2*i+1]
+				w := want[10*i:]
+				w[0], w[1] = x+y, b2u(uint64(x)+uint64(y) > 0xFFFFFFFF)
+				w[2], w[3] = x-y, b2u(x < y)
+				p := uint64(x) * uint64(y)
+				w[4], w[5] = uint32(p>>32), uint32(p)
+				q := int64(int32(x)) * int64(int32(y))
+				w[6], w[7] = uint32(uint64(q)>>32), uint32(q)
+				r := int64(int32(y)) * -7
+				w[8] = uint32(uint64(r)>>32) ^ uint32(r)
+				w[9] = x + y + 1000*w[1]
+			}
+			wordsEqual(t, "results", out[1], want)
+		}})
+}
