@@ -1,6 +1,7 @@
 package glsl
 
 import (
+	"math"
 	"math/bits"
 	"strconv"
 )
@@ -43,12 +44,13 @@ import (
 //     sign, min, max, clamp and the vector comparisons, and §8.8's
 //     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
 //     and findMSB (folded in constant expressions), uaddCarry,
-//     usubBorrow, umulExtended and imulExtended.
+//     usubBorrow, umulExtended and imulExtended, and the bit casts
+//     floatBitsToInt/Uint and int/uintBitsToFloat.
 //
 // Not in the subset (each is a compile error, never accepted silently):
 // row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
 // images, switch, the ES 3.00 built-ins beyond those above
-// (floatBitsToUint and the other bit casts, packing, ...). barrier() in non-uniform
+// (packing, the remaining common and geometric int forms, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
 // flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
@@ -359,10 +361,14 @@ func init() {
 			add("findLSB", iv, t)
 			add("findMSB", iv, t)
 			if k == Uint {
+				add("uintBitsToFloat", VectorType(Float, n), t)
+				add("floatBitsToUint", t, VectorType(Float, n))
 				add("uaddCarry", t, t, t, t)  // out carry
 				add("usubBorrow", t, t, t, t) // out borrow
 				add("umulExtended", TypeVoid, t, t, t, t)
 			} else {
+				add("intBitsToFloat", VectorType(Float, n), t)
+				add("floatBitsToInt", t, VectorType(Float, n))
 				add("imulExtended", TypeVoid, t, t, t, t)
 			}
 			if n > 1 {
@@ -384,6 +390,18 @@ func init() {
 // integer reports whether name with these arguments is one (then nil
 // means not folded).
 func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer bool) {
+	switch name {
+	case "floatBitsToInt", "floatBitsToUint", "intBitsToFloat", "uintBitsToFloat":
+		out := make(Value, len(args[0].Value()))
+		for i, s := range args[0].Value() {
+			if s.Kind == Float {
+				out[i] = Scalar{Kind: ret.Scalar(), I: int32(math.Float32bits(s.F))}
+			} else {
+				out[i] = Scalar{Kind: Float, F: math.Float32frombits(uint32(s.I))}
+			}
+		}
+		return out, true
+	}
 	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] || outParamBuiltins[name] > 0 {
 		return nil, len(args) > 0 && args[0].Type().IsInteger()
 	}

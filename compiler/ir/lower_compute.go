@@ -526,6 +526,13 @@ func (l *lowerer) computeCall(call *glsl.Call) (value, bool) {
 		return single(l.runtimeLength(call.Args[0])), true
 	case "uaddCarry", "usubBorrow", "umulExtended", "imulExtended":
 		return l.extendedArith(call), true
+	case "floatBitsToInt", "floatBitsToUint", "intBitsToFloat", "uintBitsToFloat":
+		x := l.expr1(call.Args[0])
+		to := BaseInt
+		if x.Type.Base == BaseInt {
+			to = BaseFloat
+		}
+		return single(l.emit(OpBitcast, Vec(to, int(x.Type.Width)), x)), true
 	}
 	if builtinHasEffects(call.Builtin) {
 		return single(l.atomic(call)), true

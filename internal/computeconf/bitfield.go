@@ -1,6 +1,7 @@
 package computeconf
 
 import (
+	"math"
 	"math/bits"
 	"math/rand"
 )
@@ -199,6 +200,45 @@ void main() {
 				r := int64(int32(y)) * -7
 				w[8] = uint32(uint64(r)>>32) ^ uint32(r)
 				w[9] = x + y + 1000*w[1]
+			}
+			wordsEqual(t, "results", out[1], want)
+		}})
+}
+
+// bitCasts: floatBitsToInt/Uint and int/uintBitsToFloat keep every bit
+// (NaN payloads, −0, infinities, denormals) at run time and when folded.
+func bitCasts(t *T) {
+	src := `#version 310 es
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer In { uint bits[]; } sb;
+layout(std430, binding = 1) buffer Out { uint r[]; };
+const uint one = floatBitsToUint(1.0);
+const float two = uintBitsToFloat(0x40000000u);
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	uint o = i * 5u;
+	float f = uintBitsToFloat(sb.bits[i]);
+	r[o + 0u] = floatBitsToUint(f);
+	r[o + 1u] = uint(floatBitsToInt(intBitsToFloat(int(sb.bits[i]))));
+	uvec2 v = floatBitsToUint(vec2(f, -f));
+	r[o + 2u] = v.x ^ v.y;
+	r[o + 3u] = one + floatBitsToUint(two);
+	r[o + 4u] = floatBitsToUint(uintBitsToFloat(sb.bits[i] & 0x7F7FFFFFu) * 0.5);
+}`
+	special := []uint32{0x3F800000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC01234, 0xFFBADBAD, 0x00000001, 0x00800000,
+		0x12345678, 0xDEADBEEF, 0x7F7FFFFF, 0, 0xBF000000, 0x007FFFFF, 0x3EAAAAAB, 0xC2F6E979}
+	runComputeCase(t, computeCase{src: src, groups: [3]int{2, 1, 1},
+		buffers: func() map[int][]uint32 {
+			return map[int][]uint32{0: append([]uint32(nil), special...), 1: make([]uint32, 5*len(special))}
+		},
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := make([]uint32, 5*len(special))
+			for i, b := range in[0] {
+				w := want[5*i:]
+				w[0], w[1] = b, b
+				w[2] = 0x80000000 // f and −f differ in the sign bit only
+				w[3] = 0x3F800000 + 0x40000000
+				w[4] = math.Float32bits(math.Float32frombits(b&0x7F7FFFFF) * 0.5)
 			}
 			wordsEqual(t, "results", out[1], want)
 		}})
