@@ -46,6 +46,8 @@ import (
 //     and findMSB (folded in constant expressions), uaddCarry,
 //     usubBorrow, umulExtended and imulExtended, and the bit casts
 //     floatBitsToInt/Uint and int/uintBitsToFloat.
+//   - array constructors (T[N](...), T[](...)), const arrays, array
+//     initialisers and whole-array assignment (not of runtime arrays).
 //
 // Not in the subset (each is a compile error, never accepted silently):
 // row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
@@ -568,4 +570,47 @@ func foldBitfield(name string, signed bool, x int32, arg func(i, c int) int32, c
 		return int32(bits.Len32(u)) - 1
 	}
 	return 0
+}
+
+// arrayConstructor parses "[N](args)" or "[](args)" after the element
+// type of a GLSL ES 3.00 array constructor (§5.4.4): one argument of the
+// element type per element.
+func (p *parser) arrayConstructor(line int, elem *Type) Expr {
+	p.expect("[")
+	n := -1
+	if !p.is("]") {
+		n = p.arraySize()
+	}
+	p.expect("]")
+	args := p.arguments()
+	if n < 0 {
+		n = len(args)
+	}
+	t := ArrayOf(elem, max(n, 1))
+	e := &Construct{ExprInfo: ExprInfo{Line: line, Ty: t}, Args: args}
+	all := true
+	for _, a := range args {
+		if isErr(a) {
+			e.Ty = errType
+			return e
+		}
+		if !a.Type().Equal(elem) {
+			p.errorf(line, t.String(), "array constructor argument type mismatch: '"+a.Type().String()+"', want '"+elem.String()+"'")
+			e.Ty = errType
+			return e
+		}
+		e.Prec = maxPrec(e.Prec, a.Precision())
+		all = all && a.Value() != nil
+	}
+	switch {
+	case elem.Kind == Array:
+		p.errorf(line, t.String(), "arrays of arrays are not allowed")
+		e.Ty = errType
+	case len(args) != n || n == 0:
+		p.errorf(line, t.String(), "array constructor needs "+strconv.Itoa(n)+" arguments, has "+strconv.Itoa(len(args)))
+		e.Ty = errType
+	case all:
+		e.Val = foldConstruct(t, args)
+	}
+	return e
 }

@@ -65,6 +65,12 @@ func TestComputeSubsetErrors(t *testing.T) {
 		{"carry into a constant", "void main() { uint s = uaddCarry(1u, 2u, 3u); }\n", "ERROR: 0:3: 'uaddCarry' : l-value required"},
 		{"carry into a readonly member", "layout(binding = 0) readonly buffer B { uint c; };\nvoid main() { uint s = uaddCarry(1u, 2u, c); }\n",
 			"ERROR: 0:4: 'c' : l-value required (cannot modify a readonly buffer block)"},
+		{"array constructor count", "void main() { uint a[3] = uint[3](1u, 2u); }\n", "ERROR: 0:3: 'uint[3]' : array constructor needs 3 arguments, has 2"},
+		{"array constructor type", "void main() { uint a[2] = uint[](1u, 2); }\n",
+			"ERROR: 0:3: 'uint[2]' : array constructor argument type mismatch: 'int', want 'uint'"},
+		{"array size mismatch", "void main() { uint a[2] = uint[3](1u, 2u, 3u); }\n", "ERROR: 0:3: '=' : cannot convert from 'uint[3]' to 'uint[2]'"},
+		{"assign a runtime array", "layout(binding = 0) buffer B { uint v[]; } b;\nlayout(binding = 1) buffer C { uint v[]; } c;\nvoid main() { b.v = c.v; }\n",
+			"ERROR: 0:5: '=' : cannot assign arrays or samplers"},
 		{"uint index of a constant out of range", "void main() { float a[2]; a[2u] = 1.0; }\n", "ERROR: 0:3: '[' : index out of range"},
 	}
 	for _, tc := range tests {
@@ -148,6 +154,8 @@ func TestES100KeepsES310Syntax(t *testing.T) {
 		{"void main() { uint a; }\n", "ERROR: 0:1: 'uint' : undeclared identifier"},
 		{"void main() { float a[2]; int n = a.length(); }\n", "ERROR: 0:1: 'length' : field selection requires a structure or vector on the left"},
 		{"void main() { barrier(); }\n", "ERROR: 0:1: 'barrier' : no matching overloaded function found"},
+		{"void main() { float a[2]; a = float[2](1.0, 2.0); }\n", "ERROR: 0:1: 'float' : array constructors are not allowed"},
+		{"void main() { const float a[2]; }\n", "ERROR: 0:1: 'a' : const arrays are not allowed"},
 	}
 	for _, tc := range errCases {
 		_, errs := Parse(Vertex, tc.src)

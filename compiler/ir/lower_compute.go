@@ -469,7 +469,7 @@ func (l *lowerer) constructUint(e *glsl.Construct) (value, bool) {
 	for _, a := range e.Args {
 		uses = uses || a.Type().Scalar() == glsl.Uint
 	}
-	if !uses || t.Kind == glsl.Struct {
+	if !uses || t.Kind == glsl.Struct || t.Kind == glsl.Array {
 		return nil, false
 	}
 	if t.IsMatrix() {

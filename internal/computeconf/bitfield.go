@@ -243,3 +243,38 @@ void main() {
 			wordsEqual(t, "results", out[1], want)
 		}})
 }
+
+// arrays: GLSL ES 3.00 array constructors, const arrays, array
+// initialisers and whole-array assignment, into locals, a buffer member
+// and shared memory.
+func arrays(t *T) {
+	src := `#version 310 es
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer Out { uint table[8]; ivec2 pairs[3]; uint r[]; } sb;
+const uint squares[8] = uint[8](0u, 1u, 4u, 9u, 16u, 25u, 36u, 49u);
+const int third = int[](10, 20, 30)[2];
+shared float staged[4];
+void main() {
+	uint l = gl_LocalInvocationIndex;
+	ivec2 local[3] = ivec2[3](ivec2(1, 2), ivec2(int(l), third), ivec2(-1));
+	if (l == 0u) {
+		sb.table = squares;
+		sb.pairs = local;
+		staged = float[4](0.5, 1.5, 2.5, 3.5);
+	}
+	barrier();
+	float copy[4];
+	copy = staged;
+	local[1].x += 100;
+	sb.r[l] = squares[7u - l] + uint(local[1].x) + uint(copy[l % 4u] * 2.0);
+}`
+	runComputeCase(t, computeCase{src: src, groups: [3]int{1, 1, 1},
+		buffers: func() map[int][]uint32 { return map[int][]uint32{0: make([]uint32, 8+6+8)} },
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := []uint32{0, 1, 4, 9, 16, 25, 36, 49, 1, 2, 0, 30, ^uint32(0), ^uint32(0)}
+			for l := range uint32(8) {
+				want = append(want, (7-l)*(7-l)+l+100+uint32(l%4)*2+1)
+			}
+			wordsEqual(t, "block", out[0], want)
+		}})
+}
