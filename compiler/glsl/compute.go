@@ -48,10 +48,11 @@ import (
 //     floatBitsToInt/Uint and int/uintBitsToFloat.
 //   - array constructors (T[N](...), T[](...)), const arrays, array
 //     initialisers and whole-array assignment (not of runtime arrays).
+//   - switch statements (§6.2) on int or uint.
 //
 // Not in the subset (each is a compile error, never accepted silently):
 // row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
-// images, switch, the ES 3.00 built-ins beyond those above
+// images, the ES 3.00 built-ins beyond those above
 // (packing, the remaining common and geometric int forms, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
 // flow); the reference dispatch (compiler/ir.Dispatch) reports it.
@@ -294,7 +295,8 @@ var es310TypeNames = map[string]*Type{"uint": TypeUint, "uvec2": TypeUVec2, "uve
 
 // es310Keywords may not name anything in a 310 shader.
 var es310Keywords = map[string]bool{"uint": true, "uvec2": true, "uvec3": true, "uvec4": true, "buffer": true, "shared": true,
-	"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true, "layout": true}
+	"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true, "layout": true,
+	"switch": true, "case": true, "default": true}
 
 // computeBuiltins adds the compute stage's built-in types, variables and
 // constants to the outermost scope.
@@ -613,4 +615,74 @@ func (p *parser) arrayConstructor(line int, elem *Type) Expr {
 		e.Val = foldConstruct(t, args)
 	}
 	return e
+}
+
+// switchStmt parses a GLSL ES 3.00 switch statement (§6.2) after checking
+// that the shader is a 310 one.
+func (p *parser) switchStmt() Stmt {
+	t := p.next() // switch
+	p.expect("(")
+	sel := p.expression()
+	p.expect(")")
+	s := &SwitchStmt{StmtInfo: StmtInfo{t.line}, Selector: sel}
+	st := sel.Type()
+	if !isErr(sel) && !st.Equal(TypeInt) && !st.Equal(TypeUint) {
+		p.errorf(t.line, "switch", "switch expression must be a scalar int or uint, not "+st.String())
+	}
+	p.expect("{")
+	p.push()
+	defer p.pop()
+	p.switches++
+	defer func() { p.switches-- }()
+	seen := map[int32]bool{}
+	hasDefault := false
+	var cur *CaseClause
+	for !p.is("}") {
+		lt := p.peek()
+		if lt.kind == tEOF {
+			p.syntax(lt, "syntax error, missing '}'")
+		}
+		if lt.kind == tIdent && (lt.text == "case" || lt.text == "default") {
+			p.next()
+			if cur == nil || len(cur.Body) > 0 {
+				cur = &CaseClause{Line: lt.line}
+				s.Clauses = append(s.Clauses, cur)
+			}
+			if lt.text == "default" {
+				if hasDefault {
+					p.errorf(lt.line, "default", "duplicate default label in switch")
+				}
+				hasDefault, cur.Default = true, true
+			} else {
+				e := p.conditional()
+				v := e.Value()
+				switch {
+				case isErr(e) || isErr(sel):
+				case v == nil || !e.Type().Equal(st):
+					p.errorf(lt.line, "case", "case label must be a constant expression of the switch expression's type ("+st.String()+")")
+				case seen[v[0].I]:
+					p.errorf(lt.line, "case", "duplicate case label "+v[0].String())
+				default:
+					seen[v[0].I] = true
+					cur.Labels = append(cur.Labels, v[0])
+				}
+			}
+			p.expect(":")
+			continue
+		}
+		if cur == nil {
+			p.errorf(lt.line, lt.text, "statement before the first case label of a switch")
+			cur = &CaseClause{Line: lt.line}
+			s.Clauses = append(s.Clauses, cur)
+		}
+		var stmt Stmt
+		if p.recoverable(false, func() { stmt = p.statement() }) {
+			cur.Body = append(cur.Body, stmt)
+		}
+	}
+	end := p.expect("}")
+	if cur != nil && len(cur.Body) == 0 {
+		p.errorf(end.line, "}", "a case or default label must be followed by a statement (GLSL ES 3.00 §6.2)")
+	}
+	return s
 }

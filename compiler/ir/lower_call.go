@@ -206,6 +206,13 @@ func (l *lowerer) stateOf(fn *glsl.Function) *fnState {
 		case *glsl.DoStmt:
 			stmt(st.Body)
 			expr(st.Cond)
+		case *glsl.SwitchStmt:
+			expr(st.Selector)
+			for _, c := range st.Clauses {
+				for _, x := range c.Body {
+					stmt(x)
+				}
+			}
 		case *glsl.ReturnStmt:
 			if st.X != nil {
 				expr(st.X)

@@ -766,3 +766,75 @@ func (l *lowerer) extendedArith(call *glsl.Call) value {
 	out(3, mul(x, y))
 	return nil
 }
+
+// switchStmt lowers a switch as guarded clauses in source order: a
+// "matched" flag turns on at the first clause whose label equals the
+// selector (the default clause's when no label does) and stays on, so
+// control falls through; break is a flag of its own, pushed like a loop's
+// so that break and the guards work as in loops, and continue inside
+// reaches the enclosing loop's flag.
+func (l *lowerer) switchStmt(s *glsl.SwitchStmt) jump {
+	sel := l.expr1(s.Selector)
+	is := func(c *glsl.CaseClause) *Instr {
+		var m *Instr
+		for _, lab := range c.Labels {
+			eq := l.emit(OpIEq, Bool, sel, l.b.ConstI(lab.I))
+			if m == nil {
+				m = eq
+			} else {
+				m = l.emit(OpBOr, Bool, m, eq)
+			}
+		}
+		return m
+	}
+	var anyLabel *Instr
+	for _, c := range s.Clauses {
+		if m := is(c); m != nil {
+			if anyLabel == nil {
+				anyLabel = m
+			} else {
+				anyLabel = l.emit(OpBOr, Bool, anyLabel, m)
+			}
+		}
+	}
+	cont := &flag{"continue"} // never set: continue outside a loop is a front-end error
+	if n := len(l.fn.loops); n > 0 {
+		cont = l.fn.loops[n-1].cont
+	} else {
+		l.set(cont, l.boolConst(false))
+	}
+	lc := &loopCtx{brk: &flag{"break"}, cont: cont}
+	l.set(lc.brk, l.boolConst(false))
+	l.fn.loops = append(l.fn.loops, lc)
+	matched := &flag{"case"}
+	l.set(matched, l.boolConst(false))
+	result := jumpNone
+	for _, c := range s.Clauses {
+		m := is(c)
+		if c.Default {
+			d := l.b.ConstB(true)
+			if anyLabel != nil {
+				d = l.emit(OpBNot, Bool, anyLabel)
+			}
+			if m == nil {
+				m = d
+			} else {
+				m = l.emit(OpBOr, Bool, m, d)
+			}
+		}
+		on := l.emit(OpBOr, Bool, l.env[matched][0].x, m)
+		l.set(matched, single(on))
+		run := l.emit(OpBAnd, Bool, on, l.emit(OpBNot, Bool, l.anyFlag(l.guardFlags())))
+		body := c.Body
+		if l.ifThen(run, func() jump { return l.block(body) }, nil) != jumpNone {
+			result = jumpMaybe
+		}
+	}
+	l.fn.loops = l.fn.loops[:len(l.fn.loops)-1]
+	delete(l.env, lc.brk)
+	delete(l.env, matched)
+	if len(l.fn.loops) == 0 {
+		delete(l.env, cont)
+	}
+	return result
+}

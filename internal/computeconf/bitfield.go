@@ -278,3 +278,92 @@ void main() {
 			wordsEqual(t, "block", out[0], want)
 		}})
 }
+
+// switchStatement: GLSL ES 3.00 switch — fall-through, default in the
+// middle, break, continue of an enclosing loop, return from inside, a
+// nested switch and a uint selector.
+func switchStatement(t *T) {
+	src := `#version 310 es
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Out { int r[]; };
+int classify(int x) {
+	switch (x % 4) {
+	case 0:
+		return 100;
+	case 1:
+	case -1:
+		x += 10;
+	default:
+		x += 1;
+		break;
+	case 3:
+		x = -x;
+	}
+	return x;
+}
+void main() {
+	int i = int(gl_GlobalInvocationID.x);
+	int acc = 0;
+	for (int k = 0; k < 6; k++) {
+		switch (uint(k + i) & 3u) {
+		case 0u:
+			acc += 1;
+			continue;
+		case 2u:
+			switch (k) {
+			case 5: acc += 1000; break;
+			default: acc += 10;
+			}
+			break;
+		default:
+			acc += 100;
+		}
+		acc *= 2;
+	}
+	r[2 * i] = classify(i - 5);
+	r[2 * i + 1] = acc;
+}`
+	classify := func(x int32) int32 {
+		switch x % 4 {
+		case 0:
+			return 100
+		case 1, -1:
+			x += 10
+			x++
+		case 3:
+			x = -x
+		default:
+			x++
+		}
+		return x
+	}
+	loop := func(i int32) int32 {
+		acc := int32(0)
+		for k := int32(0); k < 6; k++ {
+			switch uint32(k+i) & 3 {
+			case 0:
+				acc++
+				continue
+			case 2:
+				if k == 5 {
+					acc += 1000
+				} else {
+					acc += 10
+				}
+			default:
+				acc += 100
+			}
+			acc *= 2
+		}
+		return acc
+	}
+	runComputeCase(t, computeCase{src: src, groups: [3]int{1, 1, 1},
+		buffers: func() map[int][]uint32 { return map[int][]uint32{0: make([]uint32, 32)} },
+		check: func(t *Checker, in, out map[int][]uint32) {
+			want := make([]uint32, 32)
+			for i := range int32(16) {
+				want[2*i], want[2*i+1] = uint32(classify(i-5)), uint32(loop(i))
+			}
+			wordsEqual(t, "r", out[0], want)
+		}})
+}
