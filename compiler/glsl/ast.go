@@ -381,6 +381,25 @@ type ReturnStmt struct {
 	X Expr
 }
 
+// SwitchStmt is switch (Selector) { case L: ... default: ... } (GLSL ES
+// 3.00 §6.2, 310 shaders only). Selector is a scalar int or uint; control
+// enters the first clause whose label matches (the default clause if none
+// does) and falls through the following clauses until a break.
+type SwitchStmt struct {
+	StmtInfo
+	Selector Expr
+	Clauses  []*CaseClause
+}
+
+// CaseClause is the labels of one run of "case L:"/"default:" and the
+// statements after them.
+type CaseClause struct {
+	Line    int
+	Labels  []Scalar // constant case labels, of the selector's type
+	Default bool
+	Body    []Stmt
+}
+
 // DiscardStmt is discard; (fragment shaders only).
 type DiscardStmt struct{ StmtInfo }
 

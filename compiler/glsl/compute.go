@@ -1,6 +1,7 @@
 package glsl
 
 import (
+	"math"
 	"math/bits"
 	"strconv"
 )
@@ -42,12 +43,17 @@ import (
 //     int/uint buffer or shared variables, the int/uint forms of abs,
 //     sign, min, max, clamp and the vector comparisons, and §8.8's
 //     bitfieldExtract, bitfieldInsert, bitfieldReverse, bitCount, findLSB
-//     and findMSB (folded in constant expressions).
+//     and findMSB (folded in constant expressions), uaddCarry,
+//     usubBorrow, umulExtended and imulExtended, and the bit casts
+//     floatBitsToInt/Uint and int/uintBitsToFloat.
+//   - array constructors (T[N](...), T[](...)), const arrays, array
+//     initialisers and whole-array assignment (not of runtime arrays).
+//   - switch statements (§6.2) on int or uint.
 //
 // Not in the subset (each is a compile error, never accepted silently):
 // row_major and the other matrix layouts, uniform blocks, arrays of buffer blocks,
-// images, switch, the ES 3.00 built-ins beyond those above
-// (floatBitsToUint, uaddCarry, umulExtended, packing, ...). barrier() in non-uniform
+// images, the ES 3.00 built-ins beyond those above
+// (packing, the remaining common and geometric int forms, ...). barrier() in non-uniform
 // control flow is not a compile error (ES 3.10 allows uniform control
 // flow); the reference dispatch (compiler/ir.Dispatch) reports it.
 
@@ -289,7 +295,8 @@ var es310TypeNames = map[string]*Type{"uint": TypeUint, "uvec2": TypeUVec2, "uve
 
 // es310Keywords may not name anything in a 310 shader.
 var es310Keywords = map[string]bool{"uint": true, "uvec2": true, "uvec3": true, "uvec4": true, "buffer": true, "shared": true,
-	"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true, "layout": true}
+	"coherent": true, "volatile": true, "restrict": true, "readonly": true, "writeonly": true, "layout": true,
+	"switch": true, "case": true, "default": true}
 
 // computeBuiltins adds the compute stage's built-in types, variables and
 // constants to the outermost scope.
@@ -357,6 +364,17 @@ func init() {
 			add("bitCount", iv, t)
 			add("findLSB", iv, t)
 			add("findMSB", iv, t)
+			if k == Uint {
+				add("uintBitsToFloat", VectorType(Float, n), t)
+				add("floatBitsToUint", t, VectorType(Float, n))
+				add("uaddCarry", t, t, t, t)  // out carry
+				add("usubBorrow", t, t, t, t) // out borrow
+				add("umulExtended", TypeVoid, t, t, t, t)
+			} else {
+				add("intBitsToFloat", VectorType(Float, n), t)
+				add("floatBitsToInt", t, VectorType(Float, n))
+				add("imulExtended", TypeVoid, t, t, t, t)
+			}
 			if n > 1 {
 				add("min", t, t, s)
 				add("max", t, t, s)
@@ -376,7 +394,19 @@ func init() {
 // integer reports whether name with these arguments is one (then nil
 // means not folded).
 func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer bool) {
-	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] {
+	switch name {
+	case "floatBitsToInt", "floatBitsToUint", "intBitsToFloat", "uintBitsToFloat":
+		out := make(Value, len(args[0].Value()))
+		for i, s := range args[0].Value() {
+			if s.Kind == Float {
+				out[i] = Scalar{Kind: ret.Scalar(), I: int32(math.Float32bits(s.F))}
+			} else {
+				out[i] = Scalar{Kind: Float, F: math.Float32frombits(uint32(s.I))}
+			}
+		}
+		return out, true
+	}
+	if len(args) == 0 || !args[0].Type().IsInteger() || atomicFunctions[name] || outParamBuiltins[name] > 0 {
 		return nil, len(args) > 0 && args[0].Type().IsInteger()
 	}
 	switch name {
@@ -446,6 +476,12 @@ func foldIntegerBuiltin(name string, ret *Type, args []Expr) (v Value, integer b
 // cannot say: an atomic's first argument is a buffer or shared variable
 // it may write.
 func (p *parser) checkComputeCall(t token, c *Call) {
+	if first, ok := outParamBuiltins[c.Builtin]; ok {
+		for _, a := range c.Args[first:] {
+			p.checkLValue(a, t.text)
+		}
+		return
+	}
 	if !atomicFunctions[c.Builtin] {
 		return
 	}
@@ -468,6 +504,10 @@ func (p *parser) checkComputeCall(t token, c *Call) {
 	}
 	p.checkLValue(c.Args[0], t.text)
 }
+
+// outParamBuiltins are the built-ins with out parameters: the index of
+// the first one (the rest are out too).
+var outParamBuiltins = map[string]int{"uaddCarry": 2, "usubBorrow": 2, "umulExtended": 2, "imulExtended": 2}
 
 // lengthMethod parses "() " after "x.length" in a 310 shader: the constant
 // length of a sized array, or a ".length" call of a runtime-sized one.
@@ -532,4 +572,117 @@ func foldBitfield(name string, signed bool, x int32, arg func(i, c int) int32, c
 		return int32(bits.Len32(u)) - 1
 	}
 	return 0
+}
+
+// arrayConstructor parses "[N](args)" or "[](args)" after the element
+// type of a GLSL ES 3.00 array constructor (§5.4.4): one argument of the
+// element type per element.
+func (p *parser) arrayConstructor(line int, elem *Type) Expr {
+	p.expect("[")
+	n := -1
+	if !p.is("]") {
+		n = p.arraySize()
+	}
+	p.expect("]")
+	args := p.arguments()
+	if n < 0 {
+		n = len(args)
+	}
+	t := ArrayOf(elem, max(n, 1))
+	e := &Construct{ExprInfo: ExprInfo{Line: line, Ty: t}, Args: args}
+	all := true
+	for _, a := range args {
+		if isErr(a) {
+			e.Ty = errType
+			return e
+		}
+		if !a.Type().Equal(elem) {
+			p.errorf(line, t.String(), "array constructor argument type mismatch: '"+a.Type().String()+"', want '"+elem.String()+"'")
+			e.Ty = errType
+			return e
+		}
+		e.Prec = maxPrec(e.Prec, a.Precision())
+		all = all && a.Value() != nil
+	}
+	switch {
+	case elem.Kind == Array:
+		p.errorf(line, t.String(), "arrays of arrays are not allowed")
+		e.Ty = errType
+	case len(args) != n || n == 0:
+		p.errorf(line, t.String(), "array constructor needs "+strconv.Itoa(n)+" arguments, has "+strconv.Itoa(len(args)))
+		e.Ty = errType
+	case all:
+		e.Val = foldConstruct(t, args)
+	}
+	return e
+}
+
+// switchStmt parses a GLSL ES 3.00 switch statement (§6.2) after checking
+// that the shader is a 310 one.
+func (p *parser) switchStmt() Stmt {
+	t := p.next() // switch
+	p.expect("(")
+	sel := p.expression()
+	p.expect(")")
+	s := &SwitchStmt{StmtInfo: StmtInfo{t.line}, Selector: sel}
+	st := sel.Type()
+	if !isErr(sel) && !st.Equal(TypeInt) && !st.Equal(TypeUint) {
+		p.errorf(t.line, "switch", "switch expression must be a scalar int or uint, not "+st.String())
+	}
+	p.expect("{")
+	p.push()
+	defer p.pop()
+	p.switches++
+	defer func() { p.switches-- }()
+	seen := map[int32]bool{}
+	hasDefault := false
+	var cur *CaseClause
+	for !p.is("}") {
+		lt := p.peek()
+		if lt.kind == tEOF {
+			p.syntax(lt, "syntax error, missing '}'")
+		}
+		if lt.kind == tIdent && (lt.text == "case" || lt.text == "default") {
+			p.next()
+			if cur == nil || len(cur.Body) > 0 {
+				cur = &CaseClause{Line: lt.line}
+				s.Clauses = append(s.Clauses, cur)
+			}
+			if lt.text == "default" {
+				if hasDefault {
+					p.errorf(lt.line, "default", "duplicate default label in switch")
+				}
+				hasDefault, cur.Default = true, true
+			} else {
+				e := p.conditional()
+				v := e.Value()
+				switch {
+				case isErr(e) || isErr(sel):
+				case v == nil || !e.Type().Equal(st):
+					p.errorf(lt.line, "case", "case label must be a constant expression of the switch expression's type ("+st.String()+")")
+				case seen[v[0].I]:
+					p.errorf(lt.line, "case", "duplicate case label "+v[0].String())
+				default:
+					seen[v[0].I] = true
+					cur.Labels = append(cur.Labels, v[0])
+				}
+			}
+			p.expect(":")
+			continue
+		}
+		if cur == nil {
+			p.errorf(lt.line, lt.text, "statement before the first case label of a switch")
+			cur = &CaseClause{Line: lt.line}
+			s.Clauses = append(s.Clauses, cur)
+		}
+		var stmt Stmt
+		if p.recoverable(false, func() { stmt = p.statement() }) {
+			cur.Body = append(cur.Body, stmt)
+		}
+	}
+	end := p.expect("}")
+	if cur != nil && len(cur.Body) == 0 {
+		p.errorf(end.line, "}", "a case or default label must be followed by a statement (GLSL ES 3.00 §6.2)")
+	}
+	return s
 }

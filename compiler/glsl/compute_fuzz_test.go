@@ -28,6 +28,8 @@ func FuzzParseCompute(f *testing.F) {
 			" atomicAdd(s[0], uint(sb.ab.length())); }\n",
 		"#version 310 es\nlayout(local_size_x = 2) in;\nshared vec4 big[2000];\nbuffer B { float t[]; float u; };\nvoid main() { int a = 07 % 3 ^ 0xffu; }\n",
 		"#version 310 es\nlayout(local_size_x = 2) in;\nconst uint k = 0xFFFFFFFFu >> 3u;\nshared int a[k % 5u + 1u];\nvoid main() { a[0] <<= 1; }\n",
+		"#version 310 es\nlayout(local_size_x = 2) in;\nconst int t[3] = int[](1, 2, 3);\nvoid main() { int x = t[1]; switch (x) { case 1: x++; case 2: { break; } default: x = bitCount(uint(x)); } " +
+			"uint c; x += int(uaddCarry(1u, 2u, c)) + floatBitsToInt(1.0); }\n",
 	} {
 		f.Add(s)
 	}

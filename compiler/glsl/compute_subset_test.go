@@ -62,6 +62,28 @@ func TestComputeSubsetErrors(t *testing.T) {
 			"ERROR: 0:3: 'local_size_x' : layout qualifier local_size_x does not apply to a buffer block"},
 		{"binding on in", "layout(binding = 0) in;\nvoid main() {}\n", "ERROR: 0:3: 'binding' : layout qualifier binding does not apply to 'in'"},
 		{"integer min of mixed kinds", "void main() { uint m = min(1u, 2); }\n", "ERROR: 0:3: 'min' : no matching overloaded function found"},
+		{"carry into a constant", "void main() { uint s = uaddCarry(1u, 2u, 3u); }\n", "ERROR: 0:3: 'uaddCarry' : l-value required"},
+		{"carry into a readonly member", "layout(binding = 0) readonly buffer B { uint c; };\nvoid main() { uint s = uaddCarry(1u, 2u, c); }\n",
+			"ERROR: 0:4: 'c' : l-value required (cannot modify a readonly buffer block)"},
+		{"array constructor count", "void main() { uint a[3] = uint[3](1u, 2u); }\n", "ERROR: 0:3: 'uint[3]' : array constructor needs 3 arguments, has 2"},
+		{"array constructor type", "void main() { uint a[2] = uint[](1u, 2); }\n",
+			"ERROR: 0:3: 'uint[2]' : array constructor argument type mismatch: 'int', want 'uint'"},
+		{"array size mismatch", "void main() { uint a[2] = uint[3](1u, 2u, 3u); }\n", "ERROR: 0:3: '=' : cannot convert from 'uint[3]' to 'uint[2]'"},
+		{"assign a runtime array", "layout(binding = 0) buffer B { uint v[]; } b;\nlayout(binding = 1) buffer C { uint v[]; } c;\nvoid main() { b.v = c.v; }\n",
+			"ERROR: 0:5: '=' : cannot assign arrays or samplers"},
+		{"switch on float", "void main() { switch (1.0) { default: break; } }\n", "ERROR: 0:3: 'switch' : switch expression must be a scalar int or uint, not float"},
+		{"case label of another type", "void main() { int x = 1; switch (x) { case 1u: break; } }\n",
+			"ERROR: 0:3: 'case' : case label must be a constant expression of the switch expression's type (int)"},
+		{"case label not constant", "void main() { int x = 1; switch (x) { case x: break; } }\n",
+			"ERROR: 0:3: 'case' : case label must be a constant expression of the switch expression's type (int)"},
+		{"duplicate case", "void main() { int x = 1; switch (x) { case 1: case 1: break; } }\n", "ERROR: 0:3: 'case' : duplicate case label 1"},
+		{"duplicate default", "void main() { int x = 1; switch (x) { default: break; default: break; } }\n", "ERROR: 0:3: 'default' : duplicate default label in switch"},
+		{"statement before a label", "void main() { int x = 1; switch (x) { x = 2; case 1: break; } }\n",
+			"ERROR: 0:3: 'x' : statement before the first case label of a switch"},
+		{"label at the end", "void main() { int x = 1; switch (x) { case 1: break; case 2: } }\n",
+			"ERROR: 0:3: '}' : a case or default label must be followed by a statement (GLSL ES 3.00 §6.2)"},
+		{"continue in a switch outside loops", "void main() { int x = 1; switch (x) { default: continue; } }\n",
+			"ERROR: 0:3: 'continue' : continue statement only allowed in loops"},
 		{"uint index of a constant out of range", "void main() { float a[2]; a[2u] = 1.0; }\n", "ERROR: 0:3: '[' : index out of range"},
 	}
 	for _, tc := range tests {
@@ -145,6 +167,9 @@ func TestES100KeepsES310Syntax(t *testing.T) {
 		{"void main() { uint a; }\n", "ERROR: 0:1: 'uint' : undeclared identifier"},
 		{"void main() { float a[2]; int n = a.length(); }\n", "ERROR: 0:1: 'length' : field selection requires a structure or vector on the left"},
 		{"void main() { barrier(); }\n", "ERROR: 0:1: 'barrier' : no matching overloaded function found"},
+		{"void main() { int x = 1; switch (x) { default: x = 2; } }\n", "ERROR: 0:1: 'switch' : reserved keyword"},
+		{"void main() { float a[2]; a = float[2](1.0, 2.0); }\n", "ERROR: 0:1: 'float' : array constructors are not allowed"},
+		{"void main() { const float a[2]; }\n", "ERROR: 0:1: 'a' : const arrays are not allowed"},
 	}
 	for _, tc := range errCases {
 		_, errs := Parse(Vertex, tc.src)

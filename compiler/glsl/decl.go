@@ -360,7 +360,7 @@ func (p *parser) declarator(ds *DeclStmt, q quals, ty *Type, nameTok token) {
 		if q.storage == StorageAttribute {
 			p.errorf(nameTok.line, nameTok.text, "attributes cannot be arrays")
 		}
-		if q.storage == StorageConst {
+		if q.storage == StorageConst && p.unit.Version != 310 { // ES 3.00 §4.1.9 allows them
 			p.errorf(nameTok.line, nameTok.text, "const arrays are not allowed")
 		}
 	}
@@ -378,7 +378,7 @@ func (p *parser) declarator(ds *DeclStmt, q quals, ty *Type, nameTok token) {
 		init := p.assignment()
 		vd.Init = init
 		switch {
-		case vt.Kind == Array:
+		case vt.Kind == Array && p.unit.Version != 310:
 			p.errorf(nameTok.line, nameTok.text, "arrays cannot be initialized")
 		case q.storage == StorageUniform || q.storage == StorageAttribute || q.storage == StorageVarying:
 			p.errorf(nameTok.line, nameTok.text, "cannot initialize a "+q.storage.String())

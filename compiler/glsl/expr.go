@@ -76,7 +76,7 @@ func (p *parser) assignment() Expr {
 		if !x.Type().Equal(y.Type()) {
 			p.errorf(t.line, "=", "cannot convert from '"+y.Type().String()+"' to '"+x.Type().String()+"'")
 			a.Ty = errType
-		} else if x.Type().Kind == Array || x.Type().ContainsSampler() {
+		} else if x.Type().Kind == Array && (p.unit.Version != 310 || x.Type().IsRuntimeArray()) || x.Type().ContainsSampler() {
 			p.errorf(t.line, "=", "cannot assign arrays or samplers")
 		}
 		return a
@@ -646,6 +646,9 @@ func (p *parser) primary() Expr {
 			ty, st := p.typeSpecifier()
 			if st != nil {
 				p.errorf(line, "struct", "structure definitions are not allowed in constructors")
+			}
+			if p.is("[") && p.unit.Version == 310 {
+				return p.arrayConstructor(line, ty)
 			}
 			if p.is("[") {
 				// GLSL ES 1.00 has no array constructors (section 5.4.4):

@@ -244,7 +244,7 @@ func convertScalar(s Scalar, k Kind) Scalar {
 }
 
 func foldConstruct(ty *Type, args []Expr) Value {
-	if ty.Kind == Struct {
+	if ty.Kind == Struct || ty.Kind == Array {
 		var out Value
 		for _, a := range args {
 			out = append(out, a.Value()...)

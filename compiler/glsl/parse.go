@@ -71,6 +71,7 @@ type parser struct {
 	syntaxErrors int
 	skippedNames map[string]bool // names declared by declarations skipped after syntax errors
 	loopIndices  []*loopIndex    // of the enclosing for loops of Appendix A §4's form, innermost last
+	switches     int             // enclosing switch statements (310 only): break is allowed in them
 }
 
 // errType marks an expression whose checking failed; operators on it
@@ -285,7 +286,7 @@ func (p *parser) checkTokens() {
 				}
 			}
 		case tIdent:
-			if reservedWords[t.text] {
+			if reservedWords[t.text] && !(p.unit.Version == 310 && (t.text == "switch" || t.text == "default")) {
 				p.errorf(t.line, t.text, "reserved keyword")
 			}
 		}

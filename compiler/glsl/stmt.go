@@ -37,6 +37,10 @@ func (p *parser) statement() Stmt {
 			return s
 		case "for":
 			return p.forStmt()
+		case "switch":
+			if p.unit.Version == 310 {
+				return p.switchStmt()
+			}
 		case "while":
 			p.next()
 			p.expect("(")
@@ -65,7 +69,7 @@ func (p *parser) statement() Stmt {
 		case "break", "continue":
 			p.next()
 			p.expect(";")
-			if p.loops == 0 {
+			if p.loops == 0 && !(t.text == "break" && p.switches > 0) {
 				p.errorf(line, t.text, t.text+" statement only allowed in loops")
 			}
 			return &BranchStmt{StmtInfo: StmtInfo{line}, Continue: t.text == "continue"}

@@ -221,6 +221,10 @@ func (v *verifier) computeInstr(in *Instr) {
 		if t != Void || in.Index <= 0 || MemoryBarrierBits(in.Index)&^BarrierAll != 0 {
 			v.errorf("%s: bad memory bits %d", s, in.Index)
 		}
+	case OpBitcast:
+		if a := in.Args[0].Type; a.Width != t.Width || t.Width == 0 || a.Base == BaseBool || t.Base == BaseBool {
+			v.errorf("%s: bitcast from %s to %s", s, a, t)
+		}
 	}
 	if (in.Op == OpLoadBuffer || in.Op == OpStoreBuffer || in.Op == OpBufferSize || in.Op == OpAtomicBuffer) &&
 		in.Index < 0 {

@@ -98,6 +98,8 @@ func evalScalar(op Op, a, b, c uint32) (r uint32, ok bool) {
 		return bl(a == b)
 	case OpINe:
 		return bl(a != b)
+	case OpBitcast: // the bits stay; only the type changes
+		return a, true
 	case OpSelect:
 		if a != 0 {
 			return b, true

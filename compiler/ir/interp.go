@@ -431,7 +431,7 @@ func (it *interp) instr(in *Instr, mask uint64) error {
 			}
 		}
 	default:
-		if in.Op >= OpLocalInvocationID && in.Op < numOps {
+		if in.Op >= OpLocalInvocationID && in.Op < numOps && in.Op != OpBitcast {
 			return it.computeInstr(in, mask, dst)
 		}
 		return fmt.Errorf("%w: cannot interpret %s", errBadProgram, in)

@@ -340,6 +340,7 @@ const (
 	OpAtomicShared      // i32: Atomic on the shared word at Args[0], operands as OpAtomicBuffer
 	OpBarrier           // barrier(): every invocation of the work group arrives before any goes on; orders shared and buffer memory
 	OpMemoryBarrier     // memoryBarrier*(): Index (MemoryBarrierBits) says which memory; this invocation's earlier stores are visible before its later ones
+	OpBitcast           // Args[0]'s bits as the result type (same width, other base): floatBitsToUint and friends
 
 	numOps
 )
@@ -362,7 +363,7 @@ var opNames = [numOps]string{
 	OpLocalInvocationID: "local_invocation_id", OpWorkGroupID: "work_group_id", OpNumWorkGroups: "num_work_groups",
 	OpLoadBuffer: "load_buffer", OpStoreBuffer: "store_buffer", OpBufferSize: "buffer_size",
 	OpLoadShared: "load_shared", OpStoreShared: "store_shared", OpAtomicBuffer: "atomic_buffer",
-	OpAtomicShared: "atomic_shared", OpBarrier: "barrier", OpMemoryBarrier: "memory_barrier",
+	OpAtomicShared: "atomic_shared", OpBarrier: "barrier", OpMemoryBarrier: "memory_barrier", OpBitcast: "bitcast",
 }
 
 func (o Op) String() string {
@@ -401,7 +402,7 @@ var opInfos = [numOps]opInfo{
 	OpLocalInvocationID: {0, true}, OpWorkGroupID: {0, true}, OpNumWorkGroups: {0, true},
 	OpLoadBuffer: {1, false}, OpStoreBuffer: {2, false}, OpBufferSize: {0, true},
 	OpLoadShared: {1, false}, OpStoreShared: {2, false}, OpAtomicBuffer: {-1, false},
-	OpAtomicShared: {-1, false}, OpBarrier: {0, false}, OpMemoryBarrier: {0, false},
+	OpAtomicShared: {-1, false}, OpBarrier: {0, false}, OpMemoryBarrier: {0, false}, OpBitcast: {1, true},
 }
 
 // NumArgs returns the fixed argument count of o, or -1 if it varies.

@@ -571,6 +571,8 @@ func (l *lowerer) stmt(s glsl.Stmt) jump {
 		return l.loop(cond, func() jump { return l.stmt(s.Body) }, nil, false)
 	case *glsl.DoStmt:
 		return l.loop(func() *Instr { return l.expr(s.Cond)[0].x }, func() jump { return l.stmt(s.Body) }, nil, true)
+	case *glsl.SwitchStmt:
+		return l.switchStmt(s)
 	case *glsl.BranchStmt:
 		if len(l.fn.loops) == 0 {
 			l.fail("line %d: break/continue outside a loop", s.Line)
@@ -733,6 +735,14 @@ func hasDiscard(tu *glsl.TranslationUnit) bool {
 			return walk(s.Body)
 		case *glsl.DoStmt:
 			return walk(s.Body)
+		case *glsl.SwitchStmt:
+			for _, c := range s.Clauses {
+				for _, x := range c.Body {
+					if walk(x) {
+						return true
+					}
+				}
+			}
 		}
 		return false
 	}

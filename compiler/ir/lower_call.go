@@ -142,7 +142,8 @@ func (l *lowerer) stateOf(fn *glsl.Function) *fnState {
 		case *glsl.Call:
 			for i, a := range e.Args {
 				if e.Func != nil && i < len(e.Func.Params) &&
-					(e.Func.Params[i].Storage == glsl.StorageOut || e.Func.Params[i].Storage == glsl.StorageInOut) {
+					(e.Func.Params[i].Storage == glsl.StorageOut || e.Func.Params[i].Storage == glsl.StorageInOut) ||
+					e.Func == nil && builtinOutArg(e.Builtin, i) {
 					lval(a)
 				} else {
 					expr(a)
@@ -205,6 +206,13 @@ func (l *lowerer) stateOf(fn *glsl.Function) *fnState {
 		case *glsl.DoStmt:
 			stmt(st.Body)
 			expr(st.Cond)
+		case *glsl.SwitchStmt:
+			expr(st.Selector)
+			for _, c := range st.Clauses {
+				for _, x := range c.Body {
+					stmt(x)
+				}
+			}
 		case *glsl.ReturnStmt:
 			if st.X != nil {
 				expr(st.X)

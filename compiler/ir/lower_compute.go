@@ -469,7 +469,7 @@ func (l *lowerer) constructUint(e *glsl.Construct) (value, bool) {
 	for _, a := range e.Args {
 		uses = uses || a.Type().Scalar() == glsl.Uint
 	}
-	if !uses || t.Kind == glsl.Struct {
+	if !uses || t.Kind == glsl.Struct || t.Kind == glsl.Array {
 		return nil, false
 	}
 	if t.IsMatrix() {
@@ -500,7 +500,7 @@ func (l *lowerer) constructUint(e *glsl.Construct) (value, bool) {
 func builtinHasEffects(name string) bool {
 	switch name {
 	case "barrier", "memoryBarrier", "memoryBarrierShared", "memoryBarrierBuffer", "groupMemoryBarrier",
-		"atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor", "atomicExchange", "atomicCompSwap":
+		"uaddCarry", "usubBorrow", "umulExtended", "imulExtended", "atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor", "atomicExchange", "atomicCompSwap":
 		return true
 	}
 	return false
@@ -524,6 +524,15 @@ func (l *lowerer) computeCall(call *glsl.Call) (value, bool) {
 		return nil, true
 	case glsl.LengthMethod:
 		return single(l.runtimeLength(call.Args[0])), true
+	case "uaddCarry", "usubBorrow", "umulExtended", "imulExtended":
+		return l.extendedArith(call), true
+	case "floatBitsToInt", "floatBitsToUint", "intBitsToFloat", "uintBitsToFloat":
+		x := l.expr1(call.Args[0])
+		to := BaseInt
+		if x.Type.Base == BaseInt {
+			to = BaseFloat
+		}
+		return single(l.emit(OpBitcast, Vec(to, int(x.Type.Width)), x)), true
 	}
 	if builtinHasEffects(call.Builtin) {
 		return single(l.atomic(call)), true
@@ -706,4 +715,126 @@ func (l *lowerer) bitfield(name string, signed bool, args []*Instr) *Instr {
 		v = or(v, shr(v, k))
 	}
 	return l.emit(OpISub, t, popcount(v), c(1))
+}
+
+// builtinOutArg reports the out parameters of the built-ins that have
+// them (a callee passing a global there writes it).
+func builtinOutArg(name string, i int) bool {
+	switch name {
+	case "uaddCarry", "usubBorrow":
+		return i == 2
+	case "umulExtended", "imulExtended":
+		return i >= 2
+	}
+	return false
+}
+
+// extendedArith lowers §8.8's carry, borrow and 64-bit product built-ins,
+// whose last arguments are out parameters: the product from 16-bit
+// halves (each partial product fits in 32 bits), corrected for signed
+// operands by subtracting the other operand from the high word for each
+// negative one.
+func (l *lowerer) extendedArith(call *glsl.Call) value {
+	x, y := l.match(l.expr1(call.Args[0]), l.expr1(call.Args[1]))
+	t := x.Type
+	bt := Vec(BaseBool, int(t.Width))
+	c := func(v uint32) *Instr { return l.b.Const(t, v) }
+	out := func(i int, v *Instr) { l.storeLV(l.lvalue(call.Args[i]), single(v)) }
+	switch call.Builtin {
+	case "uaddCarry":
+		sum := l.emit(OpIAdd, t, x, y)
+		out(2, l.emit(OpSelect, t, l.ult(sum, x), c(1), c(0)))
+		return single(sum)
+	case "usubBorrow":
+		out(2, l.emit(OpSelect, t, l.ult(x, y), c(1), c(0)))
+		return single(l.emit(OpISub, t, x, y))
+	}
+	lo16 := func(v *Instr) *Instr { return l.emit(OpIAnd, t, v, c(0xFFFF)) }
+	hi16 := func(v *Instr) *Instr { return l.emit(OpUShr, t, v, c(16)) }
+	mul := func(a, b *Instr) *Instr { return l.emit(OpIMul, t, a, b) }
+	add := func(a, b *Instr) *Instr { return l.emit(OpIAdd, t, a, b) }
+	xl, xh, yl, yh := lo16(x), hi16(x), lo16(y), hi16(y)
+	ll, lh, hl, hh := mul(xl, yl), mul(xl, yh), mul(xh, yl), mul(xh, yh)
+	mid := add(add(hi16(ll), lo16(lh)), lo16(hl))
+	msb := add(add(hh, add(hi16(lh), hi16(hl))), hi16(mid))
+	if call.Builtin == "imulExtended" {
+		zero := c(0)
+		msb = l.emit(OpISub, t, msb, l.emit(OpSelect, t, l.emit(OpILt, bt, x, zero), y, zero))
+		msb = l.emit(OpISub, t, msb, l.emit(OpSelect, t, l.emit(OpILt, bt, y, zero), x, zero))
+	}
+	out(2, msb)
+	out(3, mul(x, y))
+	return nil
+}
+
+// switchStmt lowers a switch as guarded clauses in source order: a
+// "matched" flag turns on at the first clause whose label equals the
+// selector (the default clause's when no label does) and stays on, so
+// control falls through; break is a flag of its own, pushed like a loop's
+// so that break and the guards work as in loops, and continue inside
+// reaches the enclosing loop's flag.
+func (l *lowerer) switchStmt(s *glsl.SwitchStmt) jump {
+	sel := l.expr1(s.Selector)
+	is := func(c *glsl.CaseClause) *Instr {
+		var m *Instr
+		for _, lab := range c.Labels {
+			eq := l.emit(OpIEq, Bool, sel, l.b.ConstI(lab.I))
+			if m == nil {
+				m = eq
+			} else {
+				m = l.emit(OpBOr, Bool, m, eq)
+			}
+		}
+		return m
+	}
+	var anyLabel *Instr
+	for _, c := range s.Clauses {
+		if m := is(c); m != nil {
+			if anyLabel == nil {
+				anyLabel = m
+			} else {
+				anyLabel = l.emit(OpBOr, Bool, anyLabel, m)
+			}
+		}
+	}
+	cont := &flag{"continue"} // never set: continue outside a loop is a front-end error
+	if n := len(l.fn.loops); n > 0 {
+		cont = l.fn.loops[n-1].cont
+	} else {
+		l.set(cont, l.boolConst(false))
+	}
+	lc := &loopCtx{brk: &flag{"break"}, cont: cont}
+	l.set(lc.brk, l.boolConst(false))
+	l.fn.loops = append(l.fn.loops, lc)
+	matched := &flag{"case"}
+	l.set(matched, l.boolConst(false))
+	result := jumpNone
+	for _, c := range s.Clauses {
+		m := is(c)
+		if c.Default {
+			d := l.b.ConstB(true)
+			if anyLabel != nil {
+				d = l.emit(OpBNot, Bool, anyLabel)
+			}
+			if m == nil {
+				m = d
+			} else {
+				m = l.emit(OpBOr, Bool, m, d)
+			}
+		}
+		on := l.emit(OpBOr, Bool, l.env[matched][0].x, m)
+		l.set(matched, single(on))
+		run := l.emit(OpBAnd, Bool, on, l.emit(OpBNot, Bool, l.anyFlag(l.guardFlags())))
+		body := c.Body
+		if l.ifThen(run, func() jump { return l.block(body) }, nil) != jumpNone {
+			result = jumpMaybe
+		}
+	}
+	l.fn.loops = l.fn.loops[:len(l.fn.loops)-1]
+	delete(l.env, lc.brk)
+	delete(l.env, matched)
+	if len(l.fn.loops) == 0 {
+		delete(l.env, cont)
+	}
+	return result
 }

@@ -812,7 +812,7 @@ func (l *lowerer) construct(e *glsl.Construct) value {
 		return v
 	}
 	t := e.Type()
-	if t.Kind == glsl.Struct {
+	if t.Kind == glsl.Struct || t.Kind == glsl.Array {
 		var out value
 		for _, a := range e.Args {
 			out = append(out, l.expr(a)...)

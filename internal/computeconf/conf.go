@@ -42,7 +42,7 @@ func Cases() []Case {
 		gen  func(*T)
 	}{
 		{"basic", basic}, {"work_group_size", workGroupSizes}, {"shared_var", sharedVar}, {"atomic", atomics},
-		{"integer_ops", integerOps}, {"integer_functions", integerFunctions}, {"std430_layout", std430Layout}, {"std140_layout", std140Layout}, {"constant_divisors", constantDivisors},
+		{"integer_ops", integerOps}, {"integer_functions", integerFunctions}, {"extended_arith", extendedArith}, {"bit_casts", bitCasts}, {"arrays", arrays}, {"switch", switchStatement}, {"std430_layout", std430Layout}, {"std140_layout", std140Layout}, {"constant_divisors", constantDivisors},
 		{"shared_var_basic_type", sharedVarBasicType}, {"shared_var_atomic", sharedVarAtomic},
 		{"ssbo_local_barrier", ssboLocalBarrier}, {"write_multiple_arr", writeMultipleArr},
 	}
