@@ -110,6 +110,10 @@ func (s *selector) computeInstr(in *ir.Instr) bool {
 		comp(numGroupSpecs)
 	case ir.OpBufferSize:
 		s.vals[in] = s.bufSize[in.Index]
+	case ir.OpBitcast:
+		// Registers hold 32-bit words whatever their type: a bit cast
+		// is the same value under another type.
+		s.vals[in] = s.val(in.Args[0])
 	case ir.OpLoadBuffer:
 		s.memLoad(in, isa.WaddrTMUAddr, s.bufferAddr(in))
 	case ir.OpLoadShared:
