@@ -126,6 +126,7 @@ func (d *Device) service() {
 	}
 	d.reapZombies()
 	d.dispatch()
+	d.expireMemWaits()
 	d.watchdog()
 }
 
@@ -396,10 +397,10 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || !d.ringRoom(p) {
+				if j.prio != p || !d.ringRoom(p, j) {
 					continue
 				}
-				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
+				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) || !d.memWaitsPass(j) {
 					continue
 				}
 				c.queue = c.queue[1:]
@@ -424,12 +425,12 @@ var jobRingBytes = [numEngines]uint64{
 
 const ringReserve = 4*cl.RingWordsNop + 4
 
-// ringRoom reports whether both engines' priority-p rings have room for one
-// more job.
-func (d *Device) ringRoom(p int) bool {
+// ringRoom reports whether both engines' priority-p rings have room for
+// job j.
+func (d *Device) ringRoom(p int, j *job) bool {
 	for e := range d.rings {
 		r := d.rings[e][p]
-		if r.submitted-d.consumed(e, p)+jobRingBytes[e]+ringReserve > uint64(r.size) {
+		if r.submitted-d.consumed(e, p)+j.ringBytes(e)+ringReserve > uint64(r.size) {
 			return false
 		}
 	}
@@ -497,6 +498,7 @@ func (d *Device) emit(j *job) {
 	}
 	j.submittedAt = d.gpuTime()
 	put(engineBin, setCtx)
+	d.emitTop(j, put)
 	put(engineBin, sop(engineBin))
 	put(engineBin, cl.RingIndirectBuffer{Address: j.binVA, Size: j.binSize})
 	put(engineBin, eop(engineBin))
@@ -506,6 +508,7 @@ func (d *Device) emit(j *job) {
 	put(engineRender, sop(engineRender))
 	put(engineRender, cl.RingIndirectBuffer{Address: j.rclVA, Size: j.rclSize})
 	put(engineRender, eop(engineRender))
+	j.emitBottom(put)
 	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqnoAt(p), Value: seq})
 	for e := range j.ringEnd {
 		j.ringEnd[e] = d.rings[e][p].submitted
@@ -617,10 +620,17 @@ func (d *Device) watchdog() {
 	}
 	sort.Slice(all, func(a, b int) bool { return all[a].fence.seqno < all[b].fence.seqno })
 	head := running
+	var memStall *job
 	if tooLong {
 		head = capped
 	} else if head == nil {
-		head = all[0]
+		// Nothing executing: a ring stalled on a job's own WAIT_MEM is
+		// that job's hang; otherwise the oldest job is blamed.
+		if memStall = d.stalledOnMemWait(all); memStall != nil {
+			head = memStall
+		} else {
+			head = all[0]
+		}
 	}
 	if d.opts.DumpDir != "" {
 		why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
@@ -652,6 +662,8 @@ func (d *Device) watchdog() {
 	why := fmt.Sprintf("made no progress for %v (GPU watchdog timeout: no shader batch, vertex or tile finished; a shader that never ends?)", d.opts.JobTimeout)
 	if !stalled {
 		why = fmt.Sprintf("ran longer than %v while other contexts waited (GPU watchdog hard cap)", d.opts.hardCap)
+	} else if memStall != nil {
+		why = fmt.Sprintf("stalled its rings for %v on its own WAIT_MEM (a word it waits for changed back after the kernel saw it pass)", d.opts.JobTimeout)
 	}
 	err := errorf(EIO, "context %d: job (fence %d) %s %s; engines reset", head.ctx.id, head.fence.seqno, where, why)
 	policy := d.opts.FaultPolicy
