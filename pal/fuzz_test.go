@@ -77,6 +77,14 @@ func FuzzCmdBufferRecording(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// Events: waited is set by the CPU before every submission and never
+	// reset, so waits on it pass; flag is set and reset but never waited
+	// for (a wait nothing sets fails after the kernel's job timeout and
+	// loses the device, see TestWaitEventNeverSetFailsTheSubmission).
+	waited, _ := newEvent(f, r.dev, 0)
+	flag, _ := newEvent(f, r.dev, 4)
+	unboundEvent, _ := r.dev.CreateGpuEvent(GpuEventCreateInfo{})
+	events := []*GpuEvent{waited, flag, unboundEvent, nil}
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
 	// With depth/stencil: clear, state objects, indexed draw, barrier,
@@ -86,6 +94,9 @@ func FuzzCmdBufferRecording(f *testing.F) {
 	f.Add([]byte{0, 3, 1, 6, 1, 11, 0, 4, 1, 2, 3, 4, 9, 0, 0, 32, 32, 0, 200, 10, 1, 1, 20, 20, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 18, 2, 4, 8, 14, 1, 3, 2, 1})
 	// A draw inside an occlusion query and a perf experiment.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 28, 0, 27, 1, 0, 8, 14, 0, 3, 1, 27, 1, 1, 28, 1, 1})
+	// Wait, timestamps around a draw, set and reset events, a timestamp
+	// at the end.
+	f.Add([]byte{0, 32, 1, 33, 0, 2, 0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 33, 1, 2, 2, 30, 1, 31, 0, 30, 0, 17, 2, 0, 0, 4, 30, 1, 33, 0, 2, 4, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
 		if err != nil {
@@ -102,7 +113,7 @@ func FuzzCmdBufferRecording(f *testing.F) {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 30 {
+			switch next() % 34 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -208,10 +219,25 @@ func FuzzCmdBufferRecording(f *testing.F) {
 				} else {
 					_ = cb.CmdEndPerfExperiment(exp)
 				}
+			case 30: // set an event (or misuse: unbound, nil)
+				_ = cb.CmdSetEvent(events[next()%4])
+			case 31: // reset: never the waited event
+				_ = cb.CmdResetEvent(events[1+next()%3])
+			case 32: // wait: only the event the CPU sets
+				if next()%4 == 0 {
+					_ = cb.CmdWaitEvent(events[2+next()%2])
+				} else {
+					_ = cb.CmdWaitEvent(waited)
+				}
+			case 33: // a timestamp at a pipe point (2 and 3 invalid), offset possibly misaligned or outside
+				_ = cb.CmdWriteTimestamp(PipePoint(next()%4), mems[next()%4], uint64(next())*4)
 			}
 		}
 		if !ended {
 			return
+		}
+		if err := waited.Set(); err != nil {
+			t.Fatal(err)
 		}
 		fence := r.dev.CreateFence()
 		if err := r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: fence}); err != nil {

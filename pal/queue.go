@@ -30,6 +30,10 @@ type Queue struct {
 	// (query.go); sinks is activeSinks' scratch.
 	active []activeSpan
 	sinks  []*spanSink
+
+	// memOps are event waits and writes and timestamps gathered from
+	// marker jobs for the next job (event.go).
+	memOps queueMemOps
 }
 
 // CreateQueue creates a queue on an engine.
@@ -106,6 +110,7 @@ func (q *Queue) Submit(si SubmitInfo) error {
 		// Spans begin and end in one command buffer (End checks); one
 		// left open by a submission that failed half-way ends here.
 		q.endSpans()
+		q.memOps.drop()
 		first := q.last
 		for _, j := range cb.jobs {
 			if j.nested == nil {
@@ -123,6 +128,11 @@ func (q *Queue) Submit(si SubmitInfo) error {
 			if q.last != nfirst {
 				j.nested.pending.Store(q.last)
 			}
+		}
+		// Waits and writes recorded at the end of the buffer take effect
+		// now, in a job of their own.
+		if err := q.flushMemOps(); err != nil {
+			return err
 		}
 		if q.last != first {
 			cb.pending.Store(q.last)
@@ -156,8 +166,16 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		q.runSpanMarker(j.span)
 		return nil
 	}
+	if j.mem != nil {
+		return q.runMemMarker(j.mem)
+	}
 	f := q.dev.file
 	if j.copy != nil {
+		// Event waits before the copy hold it back too: their job's fence
+		// becomes q.last.
+		if err := q.flushMemOps(); err != nil {
+			return err
+		}
 		// Everything before the copy must have finished (the queue's
 		// jobs run in order, so waiting for the last one is enough), and
 		// so must the semaphore waits.
@@ -184,7 +202,10 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		BinCL: q.bcl, ShaderRecords: j.shaderRecs, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		Width: uint32(j.width), Height: uint32(j.height),
 		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
-		InFences: q.waitFences,
+		InFences: q.waitFences, Writes: j.writes,
+	}
+	if err := q.attachMemOps(&a, j.mems); err != nil {
+		return err
 	}
 	if j.color != nil {
 		a.Color = q.target(j, j.color, j.colorClear)
