@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tilegpu/tilegpu/hw"
 )
 
 // addSyncBO adds a 4 KiB BO for memory waits and writes to a's BO list and
@@ -283,5 +285,63 @@ func TestMemWaitStalledInTheRing(t *testing.T) {
 	}
 	if err := wait(t, other, b.OutFence); err != nil {
 		t.Fatalf("other context's job behind the stall: %v", err)
+	}
+}
+
+// TestMemWaitExpiryFollowsTheFaultPolicy: what an expired wait costs the
+// rest of its context is what a hang costs under each policy. The
+// context submits the waiting job (not end of frame), a frame-mate that
+// ends the frame, and a job of the next frame.
+func TestMemWaitExpiryFollowsTheFaultPolicy(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	for _, tc := range []struct {
+		policy                FaultPolicy
+		mateFails, nextFails  bool
+		laterSubmissionFailed bool
+	}{
+		{FaultReplayInnocent, true, true, true},
+		{FaultNoReplay, true, true, true},
+		{FaultSkipIB, false, false, false},
+		{FaultSkipFrame, true, false, false},
+	} {
+		t.Run(tc.policy.String(), func(t *testing.T) {
+			g := hw.New(hw.Config{MemorySize: 64 << 20, Cores: 1})
+			d := NewDevice(g, Options{JobTimeout: timeout, FaultPolicy: tc.policy})
+			t.Cleanup(func() { d.Close(); g.Close() })
+			f := mustOpen(t, d)
+			stuck, _ := hwJob(t, f, 16, 16, redFS, fullScreen, 1)
+			i, _ := addSyncBO(t, f, stuck)
+			stuck.Waits = []MemWait{{BOIndex: i, Reference: 1}}
+			mate, _ := hwJob(t, f, 16, 16, redFS, fullScreen, 1)
+			mate.Flags = SubmitEndOfFrame
+			next, _ := hwJob(t, f, 16, 16, redFS, fullScreen, 1)
+			var subErr [3]error
+			for k, a := range []*SubmitCLArgs{stuck, mate, next} {
+				subErr[k] = f.SubmitCL(a)
+			}
+			if subErr[0] != nil || subErr[1] != nil || subErr[2] != nil {
+				t.Fatalf("submissions: %v", subErr)
+			}
+			if err := wait(t, f, stuck.OutFence); !errors.Is(err, EIO) || !strings.Contains(err.Error(), "waited longer than") {
+				t.Fatalf("stuck job: %v", err)
+			}
+			for _, c := range []struct {
+				name  string
+				fence uint64
+				fails bool
+			}{{"frame-mate", mate.OutFence, tc.mateFails}, {"next frame", next.OutFence, tc.nextFails}} {
+				if err := wait(t, f, c.fence); (err != nil) != c.fails || (err != nil && !errors.Is(err, EIO)) {
+					t.Errorf("%s: %v, want failure %v", c.name, err, c.fails)
+				}
+			}
+			later, _ := hwJob(t, f, 16, 16, redFS, fullScreen, 1)
+			err := f.SubmitCL(later)
+			if err == nil {
+				err = wait(t, f, later.OutFence)
+			}
+			if (err != nil) != tc.laterSubmissionFailed {
+				t.Errorf("later submission: %v, want failure %v", err, tc.laterSubmissionFailed)
+			}
+		})
 	}
 }
