@@ -29,36 +29,6 @@ func decodeRelocs(b []byte) []Reloc {
 	return rs
 }
 
-// encodeMemOps packs memory waits and writes as FuzzSubmitCL's byte
-// form: 11 bytes each (bit 0 of the first: 1 wait, 0 write; BO index;
-// kind | stage<<2; offset u32; value or reference u32).
-func encodeMemOps(waits []MemWait, writes []MemWrite) []byte {
-	var b []byte
-	for _, w := range waits {
-		b = append(b, 1, byte(w.BOIndex), 0)
-		b = binary.LittleEndian.AppendUint32(b, w.Offset)
-		b = binary.LittleEndian.AppendUint32(b, w.Reference)
-	}
-	for _, w := range writes {
-		b = append(b, 0, byte(w.BOIndex), byte(w.Kind)|byte(w.Stage)<<2)
-		b = binary.LittleEndian.AppendUint32(b, w.Offset)
-		b = binary.LittleEndian.AppendUint32(b, w.Value)
-	}
-	return b
-}
-
-func decodeMemOps(b []byte) (waits []MemWait, writes []MemWrite) {
-	for ; len(b) >= 11; b = b[11:] {
-		off, val := binary.LittleEndian.Uint32(b[3:]), binary.LittleEndian.Uint32(b[7:])
-		if b[0]&1 != 0 {
-			waits = append(waits, MemWait{BOIndex: uint32(b[1]), Offset: off, Reference: val})
-		} else {
-			writes = append(writes, MemWrite{BOIndex: uint32(b[1]), Offset: off, Value: val, Kind: MemWriteKind(b[2] & 3), Stage: MemWriteStage(b[2] >> 2 & 3)})
-		}
-	}
-	return waits, writes
-}
-
 // FuzzSubmitCL submits random bin CLs, shader records and relocations, at a
 // random context priority, to a real hw.GPU, starting from a valid job that draws a triangle. Each must
 // be rejected with an *Error or run to completion (possibly failing with
@@ -78,21 +48,14 @@ func FuzzSubmitCL(f *testing.F) {
 
 	seedFile := mustOpen(f, d)
 	a, _ := hwJob(f, seedFile, 64, 64, redFS, fullScreen, 1)
-	// The harness lists a sync BO (read-write) after the job's BOs, as
-	// index 3, for memory waits and writes.
-	ops := encodeMemOps([]MemWait{{BOIndex: 3, Offset: 0, Reference: 1}},
-		[]MemWrite{{BOIndex: 3, Offset: 8, Kind: MemWriteTimestamp}, {BOIndex: 3, Offset: 16, Kind: MemWriteTimestamp, Stage: StageBottomOfPipe},
-			{BOIndex: 3, Offset: 4, Value: 9, Stage: StageBottomOfPipe}, {BOIndex: 2, Offset: 0, Value: 5}})
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0), []byte(nil))
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(1), ops)
-	f.Add(a.BinCL[:20], a.ShaderRecords, encodeRelocs(a.Relocs[:3]), uint8(1), uint8(200), uint8(1), uint8(7), ops[:11])
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0),
-		encodeMemOps([]MemWait{{BOIndex: 0, Offset: 4092, Reference: 0x80000000}}, []MemWrite{{BOIndex: 0, Offset: 6}, {BOIndex: 3, Kind: 3, Stage: 2}}))
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0))
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(1))
+	f.Add(a.BinCL[:20], a.ShaderRecords, encodeRelocs(a.Relocs[:3]), uint8(1), uint8(200), uint8(1), uint8(7))
 	a, _ = hwJob(f, seedFile, 64, 64, faultFS, fullScreen, 2)
-	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(33), uint8(65), uint8(0x12), uint8(1), ops)
+	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(33), uint8(65), uint8(0x12), uint8(1))
 	seedFile.Close()
 
-	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags, prio uint8, memops []byte) {
+	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags, prio uint8) {
 		file, err := d.Open()
 		if err != nil {
 			t.Fatal(err)
@@ -112,23 +75,7 @@ func FuzzSubmitCL(f *testing.F) {
 		a.Color.Load = flags&1 != 0
 		a.ZS = RenderTarget{Enabled: flags&2 != 0, BOIndex: uint32(flags >> 4), Stride: 256, Store: true}
 		a.Flags = uint32(flags>>2)&3 | uint32(flags>>7)<<2 // SubmitEndOfFrame, SubmitExactCounts, and an unknown bit (EINVAL)
-		sync := mustBO(t, file, 4096)
-		sm := MmapBOArgs{Handle: sync}
-		if err := file.MmapBO(&sm); err != nil {
-			t.Fatal(err)
-		}
-		a.BOs = append(a.BOs, BORef{Handle: sync, Flags: BORead | BOWrite})
-		a.Waits, a.Writes = decodeMemOps(memops[:min(len(memops), 11*40)])
 		err = file.SubmitCL(a)
-		if err == nil {
-			// Release the waits on the sync BO (others may hold the job
-			// until JobTimeout fails it: EIO).
-			for _, w := range a.Waits {
-				if w.BOIndex == 3 {
-					storeSync32(sm.Mapping, w.Offset, w.Reference)
-				}
-			}
-		}
 		if err != nil {
 			var ke *Error
 			if !errors.As(err, &ke) || ke.Msg == "" {
