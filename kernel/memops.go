@@ -167,6 +167,21 @@ func (j *job) ringBytes(e int) uint64 {
 	return n
 }
 
+// memOpsRoom reports whether j's rings have room for it with its memory
+// operations (ringRoom checked the fixed packets).
+func (d *Device) memOpsRoom(j *job) bool {
+	if len(j.waits) == 0 && len(j.memWrites) == 0 {
+		return true
+	}
+	for _, e := range [...]int{engineBin, engineRender} {
+		r := d.rings[e][j.prio]
+		if r.submitted-d.consumed(e, j.prio)+j.ringBytes(e)+ringReserve > uint64(r.size) {
+			return false
+		}
+	}
+	return true
+}
+
 func (w memWrite) ringWords() uint64 {
 	if w.kind == MemWriteTimestamp {
 		return cl.RingWordsEventWrite

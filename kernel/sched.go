@@ -397,10 +397,10 @@ func (d *Device) dispatch() {
 					continue
 				}
 				j := c.queue[0]
-				if j.prio != p || !d.ringRoom(p, j) {
+				if j.prio != p || !d.ringRoom(p) {
 					continue
 				}
-				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) || !d.memWaitsPass(j) {
+				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) || !d.memOpsRoom(j) || !d.memWaitsPass(j) {
 					continue
 				}
 				c.queue = c.queue[1:]
@@ -425,12 +425,12 @@ var jobRingBytes = [numEngines]uint64{
 
 const ringReserve = 4*cl.RingWordsNop + 4
 
-// ringRoom reports whether both engines' priority-p rings have room for
-// job j.
-func (d *Device) ringRoom(p int, j *job) bool {
+// ringRoom reports whether both engines' priority-p rings have room for one
+// more job.
+func (d *Device) ringRoom(p int) bool {
 	for e := range d.rings {
 		r := d.rings[e][p]
-		if r.submitted-d.consumed(e, p)+j.ringBytes(e)+ringReserve > uint64(r.size) {
+		if r.submitted-d.consumed(e, p)+jobRingBytes[e]+ringReserve > uint64(r.size) {
 			return false
 		}
 	}
