@@ -202,8 +202,9 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		BinCL: q.bcl, ShaderRecords: j.shaderRecs, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		Width: uint32(j.width), Height: uint32(j.height),
 		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
-		InFences: q.waitFences, Writes: j.writes,
+		InFences: q.waitFences,
 	}
+	a.Writes = j.writes // event and timestamp writes at its end (event.go)
 	if err := q.attachMemOps(&a, j.mems); err != nil {
 		return err
 	}
