@@ -360,3 +360,62 @@ func TestWaitEventNeverSetFailsTheSubmission(t *testing.T) {
 		t.Errorf("failed after %v", el)
 	}
 }
+
+// TestEventsInNestedBuffers: event and timestamp commands recorded in a
+// nested command buffer take effect where the caller executes it, and a
+// wait in the caller holds the nested buffer's work.
+func TestEventsInNestedBuffers(t *testing.T) {
+	r := newRig(t, 32, 32)
+	copy(r.vbuf.bytes, floats(-1, -1, 3, -1, -1, 3))
+	gate, _ := newEvent(t, r.dev, 0)
+	done, _ := newEvent(t, r.dev, 4)
+	tsMem, _ := r.dev.CreateGpuMemory(GpuMemoryCreateInfo{Size: 4096})
+	r.dev.AddGpuMemoryReferences(tsMem)
+	slot, _, _ := r.pipe.UserDataSlot("u_color")
+	nested, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	for _, err := range []error{
+		nested.Begin(), nested.CmdBindTargets(r.target, nil), nested.CmdBindPipeline(r.pipe),
+		nested.CmdSetVertexBuffers(0, []VertexBufferView{{Memory: r.vbuf, Stride: 8}}),
+		nested.CmdSetUserData(slot, colorWords([4]float32{0, 0, 1, 1})), nested.CmdDraw(0, 3, 0, 1),
+		nested.CmdWriteTimestamp(PipePointBottom, tsMem, 0), nested.CmdSetEvent(done), nested.End(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cb, _ := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
+	for _, err := range []error{
+		cb.Begin(), cb.CmdWaitEvent(gate), cb.CmdExecuteNestedCmdBuffers(nested),
+		cb.CmdWriteTimestamp(PipePointBottom, tsMem, 8), cb.End(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fence := r.dev.CreateFence()
+	if err := r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: fence}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fence.Wait(100 * time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("nested work ran before the gate was set: %v", err)
+	}
+	if set, _ := done.Status(); set {
+		t.Fatal("the nested buffer's CmdSetEvent ran before the gate was set")
+	}
+	if err := gate.Set(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fence.Wait(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if set, _ := done.Status(); !set {
+		t.Error("the nested buffer's CmdSetEvent did not set the event")
+	}
+	inner, outer := binary.LittleEndian.Uint64(tsMem.bytes[0:]), binary.LittleEndian.Uint64(tsMem.bytes[8:])
+	if inner == 0 || outer < inner {
+		t.Errorf("nested bottom-of-pipe %d, caller's after it %d", inner, outer)
+	}
+	if p := r.pixel(3, 3); p != [4]byte{0, 0, 255, 255} {
+		t.Errorf("pixel %v, want blue", p)
+	}
+}
