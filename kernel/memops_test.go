@@ -345,3 +345,31 @@ func TestMemWaitExpiryFollowsTheFaultPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestMemWaitIsNotWaitingForTheGPU: a context whose job waits for memory
+// does not wait for the GPU, so it does not make the watchdog's hard cap
+// cut another context's long, progressing job.
+func TestMemWaitIsNotWaitingForTheGPU(t *testing.T) {
+	g := newFakeGPU(64 << 20)
+	d := newDevice(g, Options{JobTimeout: 5 * time.Second, hardCap: 300 * time.Millisecond})
+	t.Cleanup(func() { d.Close(); g.Close() })
+	long, parked := mustOpen(t, d), mustOpen(t, d)
+	jp := newTestJob(t, parked, 64, 64)
+	i, m := addSyncBO(t, parked, &jp.args)
+	jp.args.Waits = []MemWait{{BOIndex: i, Reference: 1}}
+	if err := parked.SubmitCL(&jp.args); err != nil {
+		t.Fatal(err)
+	}
+	jl := newTestJob(t, long, 64, 64)
+	jl.script(scriptSlow, 900) // progresses for three caps
+	if err := long.SubmitCL(&jl.args); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, long, jl.args.OutFence); err != nil {
+		t.Errorf("progressing job cut while the other context only waited for memory: %v", err)
+	}
+	storeSync32(m, 0, 1)
+	if err := wait(t, parked, jp.args.OutFence); err != nil {
+		t.Errorf("parked job after its word was set: %v", err)
+	}
+}
