@@ -25,6 +25,13 @@ import (
 // hardware's ordering guarantee. A job that waits longer than JobTimeout
 // is its context's hang (expireMemWaits).
 
+// memWaitPoll is how often the dispatcher looks at the words jobs wait
+// for while one is parked: the command processor re-evaluates a stalled
+// WAIT_MEM at least every 2 ms (hardware.md §3); the kernel looks twice as
+// often, so a CPU-set event releases its work within about a millisecond
+// rather than the dispatcher's poll period (up to 10 ms).
+const memWaitPoll = time.Millisecond
+
 // Limits of one submission's memory operations.
 const (
 	maxMemWaits  = 16
@@ -210,6 +217,16 @@ func (d *Device) memWaitsPass(j *job) bool {
 	}
 	j.waitSince = time.Time{}
 	return true
+}
+
+// memParked reports whether a context's next job waits for memory.
+func (d *Device) memParked() bool {
+	for _, c := range d.contexts {
+		if len(c.queue) > 0 && !c.queue[0].waitSince.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // expireMemWaits fails a job that has headed its context's queue,

@@ -82,15 +82,28 @@ func (d *Device) dispatcher() {
 	}
 	tick := time.NewTicker(period)
 	defer tick.Stop()
+	// While a job waits for memory the CPU may set (memops.go), the
+	// dispatcher looks every memWaitPoll as well: nothing interrupts it
+	// when the word changes.
+	memPoll := time.NewTimer(memWaitPoll)
+	defer memPoll.Stop()
+	parked := false
 	for {
+		var poll <-chan time.Time
+		if parked {
+			memPoll.Reset(memWaitPoll)
+			poll = memPoll.C
+		}
 		select {
 		case <-d.quit:
 			return
 		case <-d.wake:
 		case <-tick.C:
+		case <-poll:
 		}
 		d.mu.Lock()
 		d.service()
+		parked = d.memParked()
 		d.mu.Unlock()
 	}
 }
