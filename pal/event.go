@@ -326,9 +326,10 @@ func (q *Queue) runMemMarker(op *memOp) error {
 }
 
 // attachMemOps adds the gathered waits and top-of-pipe writes to the
-// job a is about to submit (bos: its BO list), after a job of their own
-// for pending bottom-of-pipe writes. It returns the BO list to submit.
-// q.mu is held.
+// job a is about to submit (mems: the memory of a.BOs, in order),
+// extending a copy of its BO list with their memory. Pending
+// bottom-of-pipe writes first go into a job of their own: they must not
+// wait for this job's work. q.mu is held.
 func (q *Queue) attachMemOps(a *kernel.SubmitCLArgs, mems []*GpuMemory) error {
 	p := &q.memOps
 	if len(p.bottom) > 0 || len(a.Writes)+len(p.top) > maxJobMemOps {
