@@ -244,7 +244,7 @@ func TestMemWaitNeverSetIsItsContextsHang(t *testing.T) {
 // is replayed.
 func TestMemWaitStalledInTheRing(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	d := newHWDevice(t, timeout)
+	d, _ := dumpDevice(t, timeout)
 	f, other := mustOpen(t, d), mustOpen(t, d)
 	sync := mustBO(t, f, 4096)
 	sm := MmapBOArgs{Handle: sync}
@@ -286,6 +286,20 @@ func TestMemWaitStalledInTheRing(t *testing.T) {
 	if err := wait(t, other, b.OutFence); err != nil {
 		t.Fatalf("other context's job behind the stall: %v", err)
 	}
+	// The hang's crash dump starts each of the waiter's rings at its first
+	// packet (its WAIT_MEM makes its BIN packets longer than a plain job's).
+	text, dp := decodedDump(t, d)
+	for _, r := range dp.Rings {
+		if r.Priority == 0 && !r.PacketAligned {
+			t.Errorf("%s ring of the dump does not start at the blamed job's first packet", r.Engine)
+		}
+	}
+	bin := text[strings.Index(text, "== ring BIN, priority 0"):]
+	bin = bin[:strings.Index(bin, "=> RPTR")]
+	if !strings.Contains(bin, "SET_CONTEXT") {
+		t.Errorf("the dump's BIN ring does not start at the waiter's SET_CONTEXT:\n%s", bin)
+	}
+	wantAll(t, text, "on its own WAIT_MEM", "WAIT_MEM address=")
 }
 
 // TestMemWaitExpiryFollowsTheFaultPolicy: what an expired wait costs the

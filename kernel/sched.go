@@ -649,6 +649,8 @@ func (d *Device) watchdog() {
 		why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
 		if !stalled {
 			why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
+		} else if memStall != nil {
+			why = fmt.Sprintf("stalled its rings for %v on its own WAIT_MEM", d.opts.JobTimeout)
 		}
 		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
