@@ -305,9 +305,9 @@ func TestCmdWriteTimestamp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := gpuTime(t, r.dev)
+	before, start := gpuTime(t, r.dev), time.Now()
 	r.submitAndWait(t, cb)
-	after := gpuTime(t, r.dev)
+	after, wall := gpuTime(t, r.dev), time.Since(start)
 	var ts [5]uint64
 	for i := range ts {
 		ts[i] = binary.LittleEndian.Uint64(tsMem.bytes[8*i:])
@@ -324,6 +324,12 @@ func TestCmdWriteTimestamp(t *testing.T) {
 	}
 	if ts[0] < before || ts[1] < before || ts[3] > after || ts[4] > after {
 		t.Errorf("timestamps %v outside the GPU times %d..%d around the submission", ts, before, after)
+	}
+	// The frequency the device reports turns the span into plausible time:
+	// the submission took between 0 and the CPU-measured wall time.
+	freq := r.dev.Properties().TimestampFrequency
+	if span := time.Duration(float64(ts[3]-ts[0]) / float64(freq) * 1e9); freq == 0 || span > wall {
+		t.Errorf("GPU span %v (frequency %d Hz) longer than the submission's %v", span, freq, wall)
 	}
 	if ts[1] == ts[2] {
 		t.Errorf("a draw took no time between its top %d and bottom %d", ts[1], ts[2])
