@@ -262,7 +262,14 @@ type SubmitCLArgs struct {
 	// client that must know what a retired job was (pal's queries) can
 	// name it before SubmitCL returns the fence, so no retirement can
 	// overtake the naming. The kernel does not interpret it.
-	Tag      uint64
+	Tag uint64
+	// Waits hold the job back until words of its BOs reach values
+	// (WAIT_MEM before its bin list); Writes are values and timestamps the
+	// command processors write into its BOs at the top or bottom of its
+	// pipe (SIGNAL / EVENT_WRITE). At most 16 each; memops.go,
+	// hardware.md §3.
+	Waits    []MemWait
+	Writes   []MemWrite
 	OutFence uint64 // out
 }
 

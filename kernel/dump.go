@@ -136,8 +136,8 @@ func (d *Device) crashDump(reason, msg string, j *job, fault *faultRecord) {
 			aligned := false
 			if j != nil && j.prio == p {
 				// Start at the job's first packet when it is in reach.
-				first := j.ringEnd[e] - jobRingBytes[e]
-				if back := (uint64(rptr) - first) & uint64(r.size-1); back/4 <= ringWindow/2 && j.ringEnd[e] >= jobRingBytes[e] {
+				first := j.ringEnd[e] - j.ringBytes(e)
+				if back := (uint64(rptr) - first) & uint64(r.size-1); back/4 <= ringWindow/2 && j.ringEnd[e] >= j.ringBytes(e) {
 					before, aligned = uint32(back/4), true
 				}
 			}

@@ -229,7 +229,9 @@ func (d *Device) othersWaiting(c *gpuContext) bool {
 		}
 	}
 	for _, o := range d.contexts {
-		if o != c && len(o.queue) > 0 {
+		// A context whose next job waits for memory (memops.go) is not
+		// waiting for the GPU.
+		if o != c && len(o.queue) > 0 && o.queue[0].waitSince.IsZero() {
 			return true
 		}
 	}

@@ -82,15 +82,28 @@ func (d *Device) dispatcher() {
 	}
 	tick := time.NewTicker(period)
 	defer tick.Stop()
+	// While a job waits for memory the CPU may set (memops.go), the
+	// dispatcher looks every memWaitPoll as well: nothing interrupts it
+	// when the word changes.
+	memPoll := time.NewTimer(memWaitPoll)
+	defer memPoll.Stop()
+	parked := false
 	for {
+		var poll <-chan time.Time
+		if parked {
+			memPoll.Reset(memWaitPoll)
+			poll = memPoll.C
+		}
 		select {
 		case <-d.quit:
 			return
 		case <-d.wake:
 		case <-tick.C:
+		case <-poll:
 		}
 		d.mu.Lock()
 		d.service()
+		parked = d.memParked()
 		d.mu.Unlock()
 	}
 }
@@ -128,6 +141,7 @@ func (d *Device) service() {
 	}
 	d.reapZombies()
 	d.dispatch()
+	d.expireMemWaits()
 	d.watchdog()
 }
 
@@ -410,7 +424,7 @@ func (d *Device) dispatch() {
 				if j.prio != p || !d.ringRoom(p, j.kind) {
 					continue
 				}
-				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) {
+				if n, other := d.inRings(c, p); other || n >= maxContextInflight || !depsDone(j) || !d.memOpsRoom(j) || !d.memWaitsPass(j) {
 					continue
 				}
 				c.queue = c.queue[1:]
@@ -520,6 +534,7 @@ func (d *Device) emit(j *job) {
 	}
 	j.submittedAt = d.gpuTime()
 	put(engineBin, setCtx)
+	d.emitTop(j, put)
 	put(engineBin, sop(engineBin))
 	put(engineBin, cl.RingIndirectBuffer{Address: j.binVA, Size: j.binSize})
 	put(engineBin, eop(engineBin))
@@ -529,6 +544,7 @@ func (d *Device) emit(j *job) {
 	put(engineRender, sop(engineRender))
 	put(engineRender, cl.RingIndirectBuffer{Address: j.rclVA, Size: j.rclSize})
 	put(engineRender, eop(engineRender))
+	j.emitBottom(put)
 	put(engineRender, cl.RingEventWrite{Flags: cl.EventIRQ, Address: MemstoreVA + memstoreSeqnoAt(p), Value: seq})
 	for e := range j.ringEnd {
 		j.ringEnd[e] = d.rings[e][p].submitted
@@ -645,15 +661,24 @@ func (d *Device) watchdog() {
 	}
 	sort.Slice(all, func(a, b int) bool { return all[a].fence.seqno < all[b].fence.seqno })
 	head := running
+	var memStall *job
 	if tooLong {
 		head = capped
 	} else if head == nil {
-		head = all[0]
+		// Nothing executing: a ring stalled on a job's own WAIT_MEM is
+		// that job's hang; otherwise the oldest job is blamed.
+		if memStall = d.stalledOnMemWait(all); memStall != nil {
+			head = memStall
+		} else {
+			head = all[0]
+		}
 	}
 	if d.opts.DumpDir != "" {
 		why := fmt.Sprintf("made no progress for %v", d.opts.JobTimeout)
 		if !stalled {
 			why = fmt.Sprintf("ran longer than %v", hardCapFactor*d.opts.JobTimeout)
+		} else if memStall != nil {
+			why = fmt.Sprintf("stalled its rings for %v on its own WAIT_MEM", d.opts.JobTimeout)
 		}
 		d.crashDump("hang", fmt.Sprintf("context %d: job (fence %d) %s", head.ctx.id, head.fence.seqno, why), head, nil)
 	}
@@ -688,6 +713,8 @@ func (d *Device) watchdog() {
 	why := fmt.Sprintf("made no progress for %v (GPU watchdog timeout: no shader batch, vertex or tile finished; a shader that never ends?)", d.opts.JobTimeout)
 	if !stalled {
 		why = fmt.Sprintf("ran longer than %v while other contexts waited (GPU watchdog hard cap)", d.opts.hardCap)
+	} else if memStall != nil {
+		why = fmt.Sprintf("stalled its rings for %v on its own WAIT_MEM (a word it waits for changed back after the kernel saw it pass)", d.opts.JobTimeout)
 	}
 	err := errorf(EIO, "context %d: job (fence %d) %s %s; engines reset", head.ctx.id, head.fence.seqno, where, why)
 	policy := d.opts.FaultPolicy

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"slices"
+	"time"
 
 	"github.com/tilegpu/tilegpu/hw/cl"
 )
@@ -46,6 +47,14 @@ type job struct {
 	perfMon     *perfMon
 	perfMonID   uint32
 	tag         uint64 // SubmitCLArgs.Tag, for JobInfo
+
+	// Memory waits and writes (memops.go); waitSince is when the
+	// dispatcher first found the job ready but its waits not passing,
+	// waitsEnd the BIN ring position after its WAIT_MEMs.
+	waits     []memWait
+	memWrites []memWrite
+	waitSince time.Time
+	waitsEnd  uint64
 }
 
 func align16(n uint32) uint32 { return (n + 15) &^ 15 }
@@ -77,6 +86,8 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 	args.BOs = slices.Clone(user.BOs)
 	args.Relocs = slices.Clone(user.Relocs)
 	args.InFences = slices.Clone(user.InFences)
+	args.Waits = slices.Clone(user.Waits)
+	args.Writes = slices.Clone(user.Writes)
 	a = &args
 	switch {
 	case len(a.BinCL) > maxCLBytes || len(a.ShaderRecords) > maxCLBytes || len(a.Uniforms) > maxCLBytes:
@@ -85,6 +96,8 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		return errorf(EINVAL, "%d relocs > %d", len(a.Relocs), maxRelocs)
 	case len(a.BOs) > maxBORefs:
 		return errorf(EINVAL, "%d BOs > %d", len(a.BOs), maxBORefs)
+	case len(a.Waits) > maxMemWaits || len(a.Writes) > maxMemWrites:
+		return errorf(EINVAL, "%d memory waits and %d writes (at most %d and %d)", len(a.Waits), len(a.Writes), maxMemWaits, maxMemWrites)
 	case len(a.InFences) > maxInFences:
 		return errorf(EINVAL, "%d in-fences > %d", len(a.InFences), maxInFences)
 	case a.Width == 0 || a.Height == 0 || a.Width > maxRenderSize || a.Height > maxRenderSize:
@@ -130,6 +143,10 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		}
 		return err
 	}
+	if err != nil {
+		return fail(err)
+	}
+	waits, memWrites, err := validateMemOps(a, v.bos)
 	if err != nil {
 		return fail(err)
 	}
@@ -185,6 +202,7 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		endOfFrame: a.Flags&SubmitEndOfFrame != 0,
 		reportOff:  tileBytes, queuedAt: d.gpuTime(),
 		perfMon: pm, perfMonID: a.PerfMon, tag: a.Tag,
+		waits: waits, memWrites: memWrites,
 	}
 	if pm != nil {
 		pm.pending++

@@ -89,6 +89,9 @@ type job struct {
 	copy   *copyOp
 	nested *CmdBuffer // CmdExecuteNestedCmdBuffers: run that buffer's jobs here
 	span   *spanOp    // a query's or perf experiment's begin or end (query.go)
+	mem    *memOp     // an event or timestamp command with no job to carry it (event.go)
+	// writes are event and timestamp writes at the job's end of pipe.
+	writes []kernel.MemWrite
 
 	color, depth *Image
 	width        int
@@ -115,11 +118,11 @@ type job struct {
 
 func (j *job) reset() {
 	*j = job{segs: j.segs[:0], shaderRecs: j.shaderRecs[:0], unifs: j.unifs[:0], relocs: j.relocs[:0],
-		bos: j.bos[:0], mems: j.mems[:0], storageCopy: -1}
+		bos: j.bos[:0], mems: j.mems[:0], writes: j.writes[:0], storageCopy: -1}
 }
 
 func (j *job) hasWork() bool {
-	return j.copy != nil || j.nested != nil || j.span != nil || j.draws > 0 || j.colorClear || j.dsClear ||
+	return j.copy != nil || j.nested != nil || j.span != nil || j.mem != nil || j.draws > 0 || j.colorClear || j.dsClear ||
 		(j.compute != nil && len(j.compute.dispatches) > 0)
 }
 

@@ -274,6 +274,11 @@ func (cb *CmdBuffer) dispatch(cmd string, d kernel.ComputeDispatch, indirect *Gp
 
 // runCompute submits compute job j. q.mu is held.
 func (q *Queue) runCompute(j *job) error {
+	// Event waits and timestamps recorded before the dispatches go first
+	// (a wait must hold them back).
+	if err := q.flushMemOps(); err != nil {
+		return err
+	}
 	a := kernel.SubmitComputeArgs{
 		Dispatches: j.compute.dispatches, Uniforms: j.unifs, BOs: j.bos, Relocs: j.relocs,
 		InFences: q.inFences(onCompute),

@@ -43,6 +43,10 @@ func (op *copyOp) onGPU() bool {
 
 // runDMA submits copy job j to the DMA engine. q.mu is held.
 func (q *Queue) runDMA(j *job) error {
+	// Event waits and timestamps recorded before the copies go first.
+	if err := q.flushMemOps(); err != nil {
+		return err
+	}
 	a := kernel.SubmitDMAArgs{BOs: j.bos, InFences: q.inFences(onDMA)}
 	// addCopy listed the source and destination memory in the job.
 	index := func(m *GpuMemory) uint32 {

@@ -13,6 +13,11 @@
 //	Queue             IQueue: submits command buffers to one engine
 //	Fence             IFence: CPU waits for GPU completion, with a timeout
 //	QueueSemaphore    IQueueSemaphore: orders work between queues
+//	GpuEvent          IGpuEvent: set/reset/status from the CPU; CmdSetEvent,
+//	                  CmdResetEvent (end of the job before them) and
+//	                  CmdWaitEvent (holds later work) on the GPU timeline;
+//	                  CmdWriteTimestamp writes the GPU time at the top or
+//	                  bottom of the pipe (kernel memory waits and writes)
 //	GpuMemory         IGpuMemory: an explicit allocation (a kernel BO), CPU Map/Unmap
 //	IGpuMemoryBindable IGpuMemoryBindable: objects that need memory report size and
 //	                  alignment and the client binds memory to them (Image, Pipeline)
@@ -26,6 +31,10 @@
 //	                  fragment shader + fixed-function state)
 //	QueryPool         IQueryPool: occlusion and pipeline-statistics queries
 //	PerfExperiment    IPerfExperiment: the GPU's counters over a span of commands
+//
+// Not built: IBorderColorPalette (the TMU has no border-colour wrap mode)
+// and CmdResolveImage (pal images are single-sampled); docs/interfaces.md
+// § pal says why.
 //
 // Everything reaches the GPU through kernel.File: memory is BOs named by
 // handle, command buffers become SUBMIT_CL jobs (bin control list,

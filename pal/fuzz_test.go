@@ -107,6 +107,14 @@ void main() {
 	}
 	// A dispatch between draws.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 30, 1, 31, 0, 2, 0, 0, 32, 3, 1, 1, 14, 0, 3, 1, 33, 5, 1})
+	// Events: waited is set by the CPU before every submission and never
+	// reset, so waits on it pass; flag is set and reset but never waited
+	// for (a wait nothing sets fails after the kernel's job timeout and
+	// loses the device, see TestWaitEventNeverSetFailsTheSubmission).
+	waited, _ := newEvent(f, r.dev, 0)
+	flag, _ := newEvent(f, r.dev, 4)
+	unboundEvent, _ := r.dev.CreateGpuEvent(GpuEventCreateInfo{})
+	events := []*GpuEvent{waited, flag, unboundEvent, nil}
 	// Begin, colour target, pipeline, vertex buffer, draw, End.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 1})
 	// With depth/stencil: clear, state objects, indexed draw, barrier,
@@ -116,6 +124,9 @@ void main() {
 	f.Add([]byte{0, 3, 1, 6, 1, 11, 0, 4, 1, 2, 3, 4, 9, 0, 0, 32, 32, 0, 200, 10, 1, 1, 20, 20, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 18, 2, 4, 8, 14, 1, 3, 2, 1})
 	// A draw inside an occlusion query and a perf experiment.
 	f.Add([]byte{0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 28, 0, 27, 1, 0, 8, 14, 0, 3, 1, 27, 1, 1, 28, 1, 1})
+	// Wait, timestamps around a draw, set and reset events, a timestamp
+	// at the end.
+	f.Add([]byte{0, 32, 1, 33, 0, 2, 0, 3, 1, 6, 1, 12, 0, 0, 0, 0, 8, 14, 0, 3, 1, 33, 1, 2, 2, 30, 1, 31, 0, 30, 0, 17, 2, 0, 0, 4, 30, 1, 33, 0, 2, 4, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cb, err := r.dev.CreateCmdBuffer(CmdBufferCreateInfo{Allocator: r.alloc})
 		if err != nil {
@@ -132,7 +143,7 @@ void main() {
 		ended := false
 		for ops := 0; pos < len(data) && ops < 64; ops++ {
 			ended = false
-			switch next() % 34 {
+			switch next() % 38 {
 			case 0:
 				_ = cb.Begin()
 			case 1:
@@ -250,10 +261,25 @@ void main() {
 				_ = cb.CmdDispatch(uint32(next()%8), uint32(next()%8), uint32(next()%8))
 			case 33:
 				_ = cb.CmdDispatchIndirect(counts, uint64(next())*4)
+			case 34: // set an event (or misuse: unbound, nil)
+				_ = cb.CmdSetEvent(events[next()%4])
+			case 35: // reset: never the waited event
+				_ = cb.CmdResetEvent(events[1+next()%3])
+			case 36: // wait: only the event the CPU sets
+				if next()%4 == 0 {
+					_ = cb.CmdWaitEvent(events[2+next()%2])
+				} else {
+					_ = cb.CmdWaitEvent(waited)
+				}
+			case 37: // a timestamp at a pipe point (2 and 3 invalid), offset possibly misaligned or outside
+				_ = cb.CmdWriteTimestamp(PipePoint(next()%4), mems[next()%4], uint64(next())*4)
 			}
 		}
 		if !ended {
 			return
+		}
+		if err := waited.Set(); err != nil {
+			t.Fatal(err)
 		}
 		fence := r.dev.CreateFence()
 		if err := r.queue.Submit(SubmitInfo{CmdBuffers: []*CmdBuffer{cb}, Fence: fence}); err != nil {

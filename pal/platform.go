@@ -161,6 +161,9 @@ type DeviceProperties struct {
 	Engines  []EngineProperties
 	Heaps    []HeapProperties
 	Limits   Limits
+	// TimestampFrequency is the rate of the GPU's timestamp counter
+	// (CmdWriteTimestamp's values), in Hz: the counter counts nanoseconds.
+	TimestampFrequency uint64
 }
 
 // MaxUserDataEntries bounds the user data (uniform storage) of a
@@ -219,6 +222,7 @@ func newDevice(kd *kernel.Device, index int, spans *spanTable) (*Device, error) 
 			MaxComputeWorkgroups:           param(kernel.ParamMaxComputeGroups),
 			NumComputeThreads:              param(kernel.ParamNumComputeThreads),
 		},
+		TimestampFrequency: 1_000_000_000,
 	}
 	if err != nil {
 		f.Close()

@@ -33,6 +33,10 @@ type Queue struct {
 	// (query.go); sinks is activeSinks' scratch.
 	active []activeSpan
 	sinks  []*spanSink
+
+	// memOps are event waits and writes and timestamps gathered from
+	// marker jobs for the next job (event.go).
+	memOps queueMemOps
 }
 
 // CreateQueue creates a queue on an engine.
@@ -111,6 +115,7 @@ func (q *Queue) Submit(si SubmitInfo) error {
 		// Spans begin and end in one command buffer (End checks); one
 		// left open by a submission that failed half-way ends here.
 		q.endSpans()
+		q.memOps.drop()
 		first := q.last
 		for _, j := range cb.jobs {
 			if j.nested == nil {
@@ -128,6 +133,11 @@ func (q *Queue) Submit(si SubmitInfo) error {
 			if q.last != nfirst {
 				j.nested.pending.Store(q.last)
 			}
+		}
+		// Waits and writes recorded at the end of the buffer take effect
+		// now, in a job of their own.
+		if err := q.flushMemOps(); err != nil {
+			return err
 		}
 		if q.last != first {
 			cb.pending.Store(q.last)
@@ -161,11 +171,19 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		q.runSpanMarker(j.span)
 		return nil
 	}
+	if j.mem != nil {
+		return q.runMemMarker(j.mem)
+	}
 	f := q.dev.file
 	if j.copy != nil && q.engine == EngineDma && j.copy.onGPU() {
 		return q.runDMA(j)
 	}
 	if j.copy != nil {
+		// Event waits before the copy hold it back too: their job's fence
+		// becomes q.last.
+		if err := q.flushMemOps(); err != nil {
+			return err
+		}
 		// Everything before the copy must have finished (the queue's
 		// jobs run in order, so waiting for the last one is enough), and
 		// so must the semaphore waits.
@@ -196,6 +214,10 @@ func (q *Queue) runJob(cb *CmdBuffer, j *job) error {
 		Width: uint32(j.width), Height: uint32(j.height),
 		ClearColor: j.clearColor, ClearDepth: j.clearDepth, ClearStencil: j.clearStencil,
 		InFences: q.inFences(onGraphics),
+	}
+	a.Writes = j.writes // event and timestamp writes at its end (event.go)
+	if err := q.attachMemOps(&a, j.mems); err != nil {
+		return err
 	}
 	if j.color != nil {
 		a.Color = q.target(j, j.color, j.colorClear)
