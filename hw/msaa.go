@@ -168,6 +168,7 @@ func (w *worker) resolveSamples(mask uint16) {
 			cp := w.sampleWord(false, smp, i)
 			if !s.stencil && !s.depthTest {
 				*cp = w.blendMemo(lane, *cp)
+				w.samplesPassed++
 				continue
 			}
 			zp := w.sampleWord(true, smp, i)
@@ -198,6 +199,7 @@ func (w *worker) resolveSamples(mask uint16) {
 			}
 			*zp = zs
 			*cp = w.blendMemo(lane, *cp)
+			w.samplesPassed++
 		}
 	}
 	w.perf.fragments += frags

@@ -65,6 +65,9 @@ type renderState struct {
 	blendConst     [4]float32
 	colorMask      [4]bool
 	stencilFaces   [2]stencilFace
+
+	// occlusionVA is OCCLUSION_QUERY_COUNTER's address (0: no counter).
+	occlusionVA uint32
 }
 
 func defaultRenderState() renderState {
@@ -97,6 +100,9 @@ type worker struct {
 
 	color [tilePixels]uint32
 	zs    [tilePixels]uint32
+	// samplesPassed counts the samples that passed the stencil and depth
+	// tests since the tile or the occlusion counter began (occlusion.go).
+	samplesPassed uint32
 	// tile rectangle in window pixels, clipped to the framebuffer
 	x0, y0, x1, y1 int
 
@@ -241,6 +247,7 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
+	w.samplesPassed = 0
 	var rd listReader
 	rd.init(w.m)
 	for count := 0; ; count++ {
@@ -271,7 +278,10 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:
-			return w.flushSegment()
+			if err := w.flushSegment(); err != nil {
+				return err
+			}
+			return w.flushOcclusion()
 		case opTilePrimitive:
 			if count < skip {
 				if rec[1] > tilePrimTriangle {
@@ -289,6 +299,11 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 			}
 			if err := w.flushSegment(); err != nil {
 				return err
+			}
+			if op == opOcclusionCounter {
+				if err := w.flushOcclusion(); err != nil {
+					return err
+				}
 			}
 			w.setState(rec)
 		}
@@ -353,6 +368,8 @@ func (w *worker) setState(r []byte) {
 		if face != 0 {
 			s.stencilFaces[1] = f
 		}
+	case opOcclusionCounter:
+		s.occlusionVA = u32(r, 1)
 	}
 }
 

@@ -151,6 +151,7 @@ func (w *worker) resolve(mask uint16) {
 		n := uint64(mbits.OnesCount16(mask))
 		w.perf.fragments += n
 		w.perf.ctr[CtrFragmentsWritten] += n
+		w.samplesPassed += uint32(n)
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended] += n
 		}
@@ -260,6 +261,7 @@ func (w *worker) resolve(mask uint16) {
 		w.zs[i] = zs
 		w.color[i] = w.blendMemo(lane, w.color[i])
 		w.perf.ctr[CtrFragmentsWritten]++
+		w.samplesPassed++
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended]++
 		}

@@ -275,6 +275,8 @@ func (v *validator) record(op uint8, rec []byte, off uint32, where func() string
 			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.arrayPrimitives(&r, where)
+	case cl.OpOcclusionQueryCounter:
+		return v.occlusionCounter(rec, off, where)
 	}
 	if err := checkStateRecord(op, rec); err != nil {
 		return v.fail(EINVAL, "%s: %v", where(), err)
@@ -481,6 +483,39 @@ func (v *validator) primitiveCommon(mode cl.PrimitiveMode, length uint32, where 
 		return v.fail(EINVAL, "%s: no GL_SHADER_STATE before the primitive", where())
 	}
 	return nil
+}
+
+// occlusionCounter checks OCCLUSION_QUERY_COUNTER: Address 0 (no
+// relocation) turns the counter off; otherwise a relocation must make it
+// a 4-aligned word of a BO the job may write, since the tile renderer adds
+// to it.
+func (v *validator) occlusionCounter(rec []byte, off uint32, where func() string) error {
+	ao := off + uint32(cl.AddressFields(cl.OpOcclusionQueryCounter)[0])
+	if _, ok := v.relocAt[SpaceBinCL][ao]; !ok {
+		var r cl.OcclusionQueryCounter
+		if err := r.Unpack(rec); err != nil {
+			return v.fail(EINVAL, "%s: %v", where(), err)
+		}
+		if r.Address != 0 {
+			return v.fail(EINVAL, "%s: Address %#x is not covered by a relocation (0 turns the counter off)", where(), r.Address)
+		}
+		return nil
+	}
+	ri, err := v.relocFor(SpaceBinCL, ao, suffixed(where, ": Address"))
+	if err != nil {
+		return err
+	}
+	rl := &v.a.Relocs[ri]
+	if rl.Target != TargetBO {
+		return v.fail(EINVAL, "%s: reloc %d: the counter must be in a BO", where(), ri)
+	}
+	if v.a.BOs[rl.BOIndex].Flags&BOWrite == 0 {
+		return v.fail(EINVAL, "%s: counter BO %d is not marked BOWrite", where(), rl.BOIndex)
+	}
+	if rl.Delta%4 != 0 {
+		return v.fail(EINVAL, "%s: counter offset %#x not 4-byte aligned", where(), rl.Delta)
+	}
+	return v.boRange(where, rl.BOIndex, rl.Delta, 4, "occlusion counter")
 }
 
 func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, where func() string) error {

@@ -407,6 +407,7 @@ const (
 	OpBlendConstantColor             uint8 = 107 // BLEND_CONSTANT_COLOR
 	OpColorMask                      uint8 = 108 // COLOR_MASK
 	OpStencilConfig                  uint8 = 109 // STENCIL_CONFIG
+	OpOcclusionQueryCounter          uint8 = 110 // OCCLUSION_QUERY_COUNTER
 	OpTileBinningModeConfiguration   uint8 = 112 // TILE_BINNING_MODE_CONFIGURATION
 	OpTileRenderingModeConfiguration uint8 = 113 // TILE_RENDERING_MODE_CONFIGURATION
 	OpClearColors                    uint8 = 114 // CLEAR_COLORS
@@ -443,6 +444,7 @@ const (
 	SizeBlendConstantColor             = 17
 	SizeColorMask                      = 2
 	SizeStencilConfig                  = 8
+	SizeOcclusionQueryCounter          = 5
 	SizeTileBinningModeConfiguration   = 14
 	SizeTileRenderingModeConfiguration = 6
 	SizeClearColors                    = 10
@@ -2457,6 +2459,62 @@ var layoutStencilConfig = Layout{
 	Reserved: []byte{0x00, 0x8c, 0x00, 0x00, 0x00, 0x88, 0xf8, 0xff},
 }
 
+// OcclusionQueryCounter is the control-list record OCCLUSION_QUERY_COUNTER.
+type OcclusionQueryCounter struct {
+	Address uint32
+}
+
+// Opcode returns OpOcclusionQueryCounter.
+func (OcclusionQueryCounter) Opcode() uint8 { return OpOcclusionQueryCounter }
+
+// Size returns SizeOcclusionQueryCounter, the packed size in bytes.
+func (OcclusionQueryCounter) Size() int { return SizeOcclusionQueryCounter }
+
+// Pack writes the packed OCCLUSION_QUERY_COUNTER to dst[:SizeOcclusionQueryCounter]. dst must hold at least SizeOcclusionQueryCounter bytes.
+func (r OcclusionQueryCounter) Pack(dst []byte) {
+	_ = dst[SizeOcclusionQueryCounter-1]
+	dst[0] = OpOcclusionQueryCounter
+	binary.LittleEndian.PutUint32(dst[1:], r.Address)
+}
+
+// Unpack decodes a packed OCCLUSION_QUERY_COUNTER from src, which must hold at least SizeOcclusionQueryCounter bytes and start with OpOcclusionQueryCounter.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *OcclusionQueryCounter) Unpack(src []byte) error {
+	if len(src) < SizeOcclusionQueryCounter {
+		return errShort(&layoutOcclusionQueryCounter, len(src))
+	}
+	if src[0] != OpOcclusionQueryCounter {
+		return errOpcode(&layoutOcclusionQueryCounter, src[0])
+	}
+	r.Address = binary.LittleEndian.Uint32(src[1:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r OcclusionQueryCounter) String() string {
+	var b [SizeOcclusionQueryCounter]byte
+	r.Pack(b[:])
+	return layoutOcclusionQueryCounter.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r OcclusionQueryCounter) Check() error {
+	return nil
+}
+
+var layoutOcclusionQueryCounter = Layout{
+	Name:   "OCCLUSION_QUERY_COUNTER",
+	GoName: "OcclusionQueryCounter",
+	Opcode: OpOcclusionQueryCounter,
+	Size:   SizeOcclusionQueryCounter,
+	Lists:  ListBin | ListTile,
+	Fields: []Field{
+		{Name: "Address", Text: "address", Start: 8, Width: 32, Kind: KindUint, Address: true},
+	},
+	AddressOffsets: []int{1},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
 // TileBinningModeConfiguration is the control-list record TILE_BINNING_MODE_CONFIGURATION.
 type TileBinningModeConfiguration struct {
 	TileAllocationAddress uint32
@@ -3096,6 +3154,7 @@ var recordLayouts = [256]*Layout{
 	OpBlendConstantColor:             &layoutBlendConstantColor,
 	OpColorMask:                      &layoutColorMask,
 	OpStencilConfig:                  &layoutStencilConfig,
+	OpOcclusionQueryCounter:          &layoutOcclusionQueryCounter,
 	OpTileBinningModeConfiguration:   &layoutTileBinningModeConfiguration,
 	OpTileRenderingModeConfiguration: &layoutTileRenderingModeConfiguration,
 	OpClearColors:                    &layoutClearColors,
@@ -3178,6 +3237,8 @@ func newRecord(op uint8) Record {
 		return &ColorMask{}
 	case OpStencilConfig:
 		return &StencilConfig{}
+	case OpOcclusionQueryCounter:
+		return &OcclusionQueryCounter{}
 	case OpTileBinningModeConfiguration:
 		return &TileBinningModeConfiguration{}
 	case OpTileRenderingModeConfiguration:
@@ -3303,6 +3364,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		var r StencilConfig
 		err := r.Unpack(b)
 		return r, err
+	case OpOcclusionQueryCounter:
+		var r OcclusionQueryCounter
+		err := r.Unpack(b)
+		return r, err
 	case OpTileBinningModeConfiguration:
 		var r TileBinningModeConfiguration
 		err := r.Unpack(b)
@@ -3356,6 +3421,7 @@ var allRecords = []Record{
 	BlendConstantColor{},
 	ColorMask{},
 	StencilConfig{},
+	OcclusionQueryCounter{},
 	TileBinningModeConfiguration{},
 	TileRenderingModeConfiguration{},
 	ClearColors{},
