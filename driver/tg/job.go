@@ -72,6 +72,10 @@ type job struct {
 
 	colorBO, zsBO *BO // the surfaces' BOs when the job started
 
+	// counter is the occlusion query word the job's draws count into now
+	// (nil: the counter is off), query.go.
+	counter *BO
+
 	// storageCopy is the offset in unifs of the last copy of the uniform
 	// storage block, valid while the storage is unchanged.
 	storageCopy    uint32
