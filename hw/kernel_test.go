@@ -178,6 +178,10 @@ type testFrame struct {
 	draws         []testDraw
 	poolExtra     int  // bytes of tile-allocation pool beyond the initial blocks
 	msaa          bool // Multisample4x: 32×32 tiles of four samples, resolved on store
+	// zsAllSamples stores depth/stencil with AllSamples (16 bytes per
+	// pixel); zsLoad, when set, is loaded the same way first.
+	zsAllSamples bool
+	zsLoad       []byte
 }
 
 type frameResult struct {
@@ -287,7 +291,12 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	binVA := k.boWith(bin.Buf, false)
 
 	colorVA, color := k.bo(w*h*4, true)
-	zsVA, zs := k.bo(w*h*4, true)
+	zsBPP := 4
+	if fr.zsAllSamples {
+		zsBPP = 16
+	}
+	zsVA, zs := k.bo(w*h*zsBPP, true)
+	copy(zs, fr.zsLoad)
 	var rcl cl.Builder
 	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa})
 	cl.Emit(&rcl, cl.ClearColors{Color: fr.clear, Depth: fr.clearDepth})
@@ -295,8 +304,11 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 		for col := 0; col < tw; col++ {
 			i := row*tw + col
 			cl.Emit(&rcl, cl.TileCoordinates{Column: uint8(col), Row: uint8(row)})
+			if fr.zsLoad != nil {
+				cl.Emit(&rcl, cl.LoadTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * zsBPP), AllSamples: fr.zsAllSamples})
+			}
 			cl.Emit(&rcl, cl.BranchToSubList{Address: tileVA + uint32(i)*tileBlockFirst})
-			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * 4)})
+			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * zsBPP), AllSamples: fr.zsAllSamples})
 			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * 4), LastTile: i == tw*th-1})
 		}
 	}
@@ -305,7 +317,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	semVA, sem := k.bo(pageSize, true)
 	pf := &preparedFrame{binVA: binVA, binSize: uint32(len(bin.Buf)), renderVA: renderVA, renderSize: uint32(len(rcl.Buf)), semVA: semVA, sem: sem}
 	k.runFrame(pf)
-	return &frameResult{color: color[:w*h*4], zs: zs[:w*h*4], tileAlloc: tileMem, tileVA: tileVA, binCL: bin.Buf, k: k}, pf
+	return &frameResult{color: color[:w*h*4], zs: zs[:w*h*zsBPP], tileAlloc: tileMem, tileVA: tileVA, binCL: bin.Buf, k: k}, pf
 }
 
 type preparedFrame struct {

@@ -454,6 +454,9 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 	if buf == 0 || w.x0 >= w.x1 || w.y0 >= w.y1 {
 		return nil
 	}
+	if bit(rec, 10) && w.cfg.msaa {
+		return w.loadStoreSamples(buf == 2, addr, stride, store)
+	}
 	src := w.color[:]
 	if buf == 2 {
 		src = w.zs[:]

@@ -1235,10 +1235,11 @@ var layoutReturnFromSubList = Layout{
 
 // StoreTileBufferGeneral is the control-list record STORE_TILE_BUFFER_GENERAL.
 type StoreTileBufferGeneral struct {
-	Buffer   Buffer
-	LastTile bool
-	Address  uint32
-	Stride   uint32
+	Buffer     Buffer
+	AllSamples bool
+	LastTile   bool
+	Address    uint32
+	Stride     uint32
 }
 
 // Opcode returns OpStoreTileBufferGeneral.
@@ -1253,7 +1254,7 @@ func (r StoreTileBufferGeneral) Pack(dst []byte) {
 	dst[0] = OpStoreTileBufferGeneral
 	binary.LittleEndian.PutUint32(dst[2:], r.Address)
 	binary.LittleEndian.PutUint32(dst[6:], r.Stride)
-	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.LastTile)<<4)
+	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.AllSamples)<<2) | byte(b2u(r.LastTile)<<4)
 }
 
 // Unpack decodes a packed STORE_TILE_BUFFER_GENERAL from src, which must hold at least SizeStoreTileBufferGeneral bytes and start with OpStoreTileBufferGeneral.
@@ -1266,6 +1267,7 @@ func (r *StoreTileBufferGeneral) Unpack(src []byte) error {
 		return errOpcode(&layoutStoreTileBufferGeneral, src[0])
 	}
 	r.Buffer = Buffer(src[1] & 0x3)
+	r.AllSamples = src[1]>>2&0x1 != 0
 	r.LastTile = src[1]>>4&0x1 != 0
 	r.Address = binary.LittleEndian.Uint32(src[2:])
 	r.Stride = binary.LittleEndian.Uint32(src[6:])
@@ -1295,19 +1297,21 @@ var layoutStoreTileBufferGeneral = Layout{
 	Lists:  ListRender,
 	Fields: []Field{
 		{Name: "Buffer", Text: "buffer", Start: 8, Width: 2, Kind: KindEnum, Enum: &enumBuffer},
+		{Name: "AllSamples", Text: "all_samples", Start: 10, Width: 1, Kind: KindBool},
 		{Name: "LastTile", Text: "last_tile", Start: 12, Width: 1, Kind: KindBool},
 		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
 		{Name: "Stride", Text: "stride", Start: 48, Width: 32, Kind: KindUint},
 	},
 	AddressOffsets: []int{2},
-	Reserved:       []byte{0x00, 0xec, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	Reserved:       []byte{0x00, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // LoadTileBufferGeneral is the control-list record LOAD_TILE_BUFFER_GENERAL.
 type LoadTileBufferGeneral struct {
-	Buffer  Buffer
-	Address uint32
-	Stride  uint32
+	Buffer     Buffer
+	AllSamples bool
+	Address    uint32
+	Stride     uint32
 }
 
 // Opcode returns OpLoadTileBufferGeneral.
@@ -1322,7 +1326,7 @@ func (r LoadTileBufferGeneral) Pack(dst []byte) {
 	dst[0] = OpLoadTileBufferGeneral
 	binary.LittleEndian.PutUint32(dst[2:], r.Address)
 	binary.LittleEndian.PutUint32(dst[6:], r.Stride)
-	dst[1] = byte((uint32(r.Buffer) & 0x3))
+	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.AllSamples)<<2)
 }
 
 // Unpack decodes a packed LOAD_TILE_BUFFER_GENERAL from src, which must hold at least SizeLoadTileBufferGeneral bytes and start with OpLoadTileBufferGeneral.
@@ -1335,6 +1339,7 @@ func (r *LoadTileBufferGeneral) Unpack(src []byte) error {
 		return errOpcode(&layoutLoadTileBufferGeneral, src[0])
 	}
 	r.Buffer = Buffer(src[1] & 0x3)
+	r.AllSamples = src[1]>>2&0x1 != 0
 	r.Address = binary.LittleEndian.Uint32(src[2:])
 	r.Stride = binary.LittleEndian.Uint32(src[6:])
 	return nil
@@ -1363,11 +1368,12 @@ var layoutLoadTileBufferGeneral = Layout{
 	Lists:  ListRender,
 	Fields: []Field{
 		{Name: "Buffer", Text: "buffer", Start: 8, Width: 2, Kind: KindEnum, Enum: &enumBuffer},
+		{Name: "AllSamples", Text: "all_samples", Start: 10, Width: 1, Kind: KindBool},
 		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
 		{Name: "Stride", Text: "stride", Start: 48, Width: 32, Kind: KindUint},
 	},
 	AddressOffsets: []int{2},
-	Reserved:       []byte{0x00, 0xfc, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	Reserved:       []byte{0x00, 0xf8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // IndexedPrimitiveList is the control-list record INDEXED_PRIMITIVE_LIST.
