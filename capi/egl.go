@@ -801,7 +801,7 @@ func eglCreatePbufferSurface(d C.EGLHandle, cfg C.EGLHandle, attribs *C.EGLint) 
 			Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (c.depth > 0 || c.stencil > 0) {
 			s.zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-				Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindDepthStencil})
+				Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindDepthStencil, Samples: c.samples})
 		}
 		if err != nil {
 			if s.color != nil {

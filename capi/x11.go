@@ -190,7 +190,7 @@ func (s *surface) allocate(w, h int) bool {
 			Width: w, Height: h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (s.cfg.depth > 0 || s.cfg.stencil > 0) {
 			zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-				Width: w, Height: h, Levels: 1, Bind: pipe.BindDepthStencil})
+				Width: w, Height: h, Levels: 1, Bind: pipe.BindDepthStencil, Samples: s.cfg.samples})
 		}
 		if err != nil {
 			if color != nil {

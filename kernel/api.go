@@ -229,6 +229,10 @@ type RenderTarget struct {
 	Load    bool // load the tile buffer from memory before rendering
 	Store   bool // store the tile buffer to memory after rendering
 	Clear   bool // start from the clear values (mutually exclusive with Load)
+	// AllSamples (multisampled jobs only): the surface keeps the four
+	// samples of each pixel, 16 bytes per pixel (docs/hardware.md §5.2),
+	// instead of the resolved colour or sample 0 of depth/stencil.
+	AllSamples bool
 }
 
 // SubmitCLArgs is the argument of File.SubmitCL.

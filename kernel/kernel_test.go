@@ -426,6 +426,13 @@ func TestSubmitRejections(t *testing.T) {
 		{"zs bad index", func(j *testJob, _ *File) { j.args.ZS = RenderTarget{Enabled: true, BOIndex: 5} }, EINVAL, "depth/stencil target: BO index 5 out of range"},
 		{"size", func(j *testJob, _ *File) { j.args.Width = 0 }, EINVAL, "render size 0×64"},
 		{"in fence never issued", func(j *testJob, _ *File) { j.args.InFences = []uint64{99} }, ENOENT, "InFences[0]: fence 99 was never issued"},
+		{"all samples without msaa", func(j *testJob, _ *File) {
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: boScratch, Stride: 64 * 16, Store: true, AllSamples: true}
+		}, EINVAL, "depth/stencil target: AllSamples in a job without Multisample4x"},
+		{"all samples stride", func(j *testJob, _ *File) {
+			cl.TileBinningModeConfiguration{Multisample4x: true}.Pack(j.args.BinCL)
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: boScratch, Stride: 64 * 4, Store: true, AllSamples: true}
+		}, EINVAL, "depth/stencil target: stride 256 < width 64 × 16"},
 		{"occlusion counter raw", func(j *testJob, _ *File) { withCounter(j, 0x1000, nil) }, EINVAL, "bin CL offset 39: OCCLUSION_QUERY_COUNTER: Address 0x1000 is not covered by a relocation"},
 		{"occlusion counter read-only", func(j *testJob, _ *File) {
 			withCounter(j, 0, &Reloc{Target: TargetBO, BOIndex: boIndex})

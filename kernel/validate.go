@@ -576,6 +576,9 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	if t.Load && t.Clear {
 		return v.fail(EINVAL, "%s target: both Load and Clear", name)
 	}
+	if t.AllSamples && !v.msaa {
+		return v.fail(EINVAL, "%s target: AllSamples in a job without Multisample4x", name)
+	}
 	if t.BOIndex >= uint32(len(v.bos)) {
 		return v.fail(EINVAL, "%s target: BO index %d out of range (%d BOs)", name, t.BOIndex, len(v.bos))
 	}
@@ -589,9 +592,13 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	if t.Offset%4 != 0 || t.Stride%4 != 0 {
 		return v.fail(EINVAL, "%s target: offset %#x / stride %d not 4-aligned", name, t.Offset, t.Stride)
 	}
-	row := uint64(v.a.Width) * 4
+	bpp := uint64(4)
+	if t.AllSamples {
+		bpp = 16 // four samples per pixel
+	}
+	row := uint64(v.a.Width) * bpp
 	if uint64(t.Stride) < row {
-		return v.fail(EINVAL, "%s target: stride %d < width %d × 4", name, t.Stride, v.a.Width)
+		return v.fail(EINVAL, "%s target: stride %d < width %d × %d", name, t.Stride, v.a.Width, bpp)
 	}
 	end := uint64(t.Offset) + uint64(t.Stride)*uint64(v.a.Height-1) + row
 	if end > uint64(v.bos[t.BOIndex].size()) {

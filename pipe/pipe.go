@@ -97,6 +97,11 @@ type ResourceTemplate struct {
 	Height int       // 1 for buffers
 	Levels int       // mip levels (≥ 1); 1 for buffers and renderbuffers
 	Bind   BindFlags // intended uses
+	// Samples is 4 for the depth/stencil renderbuffer of a multisampled
+	// framebuffer: the driver keeps every sample, so a frame split
+	// between jobs keeps per-sample depth and stencil; CPU reads see
+	// sample 0 and CPU writes set all four. 0 or 1 otherwise.
+	Samples int
 }
 
 // Resource is memory owned by the driver: a buffer, a texture or a

@@ -107,6 +107,9 @@ func (c *Context) currentJob() (*job, error) {
 	if c.fb.Samples != 0 && c.fb.Samples != 1 && c.fb.Samples != 4 {
 		return nil, fmt.Errorf("tg: %d samples per pixel (the hardware has 1 or 4)", c.fb.Samples)
 	}
+	if r := key.zs.res; r != nil && r.samples() == 4 && key.samples != 4 {
+		return nil, fmt.Errorf("tg: a 4-sample depth/stencil buffer in a framebuffer of %d samples", c.fb.Samples)
+	}
 	if j := c.jobs[key]; j != nil {
 		c.cur = j
 		c.dirty = dirtyAll
@@ -330,6 +333,7 @@ func (c *Context) flushJob(j *job) error {
 		sub.ZS = RenderTarget{
 			BOIndex: j.boIndex[j.zsBO], Offset: s.res.imageOffset(s.face, s.level),
 			Stride: s.res.levelStride(s.level), Enabled: true, Load: !cleared, Store: true, Clear: cleared,
+			AllSamples: s.res.samples() == 4,
 		}
 	}
 	sub.BOs = j.bos

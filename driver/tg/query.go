@@ -132,7 +132,7 @@ func (c *Context) DestroyQuery(pq pipe.Query) {
 	}
 	if c.activeQuery == q {
 		c.activeQuery = nil
-		}
+	}
 	if q.bo != nil {
 		q.bo.Release()
 		q.bo = nil

@@ -88,3 +88,53 @@ func TestOcclusionQueryRecords(t *testing.T) {
 	}
 	r.c.DestroyQuery(q)
 }
+
+// TestMultisampledDepthStencilResource: a 4-sample Z24S8 renderbuffer has
+// 16-byte pixels; CPU writes set all four samples, reads return sample 0;
+// jobs store and load it with AllSamples; other multisampled resources
+// are refused.
+func TestMultisampledDepthStencilResource(t *testing.T) {
+	r := newRig(t, "fs")
+	res, err := r.s.newResource(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8, Width: 8, Height: 4, Levels: 1, Samples: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.levelStride(0); got != 8*16 {
+		t.Errorf("row pitch %d, want %d", got, 8*16)
+	}
+	px := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	if err := r.c.TextureWrite(res, 0, 0, 2, 1, 2, 1, px); err != nil {
+		t.Fatal(err)
+	}
+	for s := 0; s < 4; s++ {
+		if got := res.bo.Map[1*128+2*16+4*s:][:4]; !slices.Equal(got, px[:4]) {
+			t.Errorf("sample %d of pixel (2,1) = %v, want %v", s, got, px[:4])
+		}
+	}
+	res.bo.Map[1*128+3*16] = 99 // sample 0 of pixel (3,1)
+	got := make([]byte, 8)
+	if err := r.c.ResourceRead(res, 0, 0, 2, 1, 2, 1, got); err != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{1, 2, 3, 4, 99, 6, 7, 8}; !slices.Equal(got, want) {
+		t.Errorf("read %v, want sample 0 of each pixel %v", got, want)
+	}
+	r.c.SetFramebufferState(&pipe.FramebufferState{Width: 8, Height: 4, Color: pipe.Surface{Resource: r.color}, ZS: pipe.Surface{Resource: res}, Samples: 4})
+	r.c.BindDepthStencilAlphaState(r.c.CreateDepthStencilAlphaState(&pipe.DepthStencilAlphaState{DepthEnable: true, DepthFunc: pipe.FuncLess}))
+	if err := r.c.Draw(&pipe.DrawInfo{Mode: pipe.PrimTriangles, Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if zs := r.ws.submits[len(r.ws.submits)-1].ZS; !zs.AllSamples || zs.Stride != 8*16 {
+		t.Errorf("zs target %+v: want AllSamples with a 128-byte stride", zs)
+	}
+	r.c.SetFramebufferState(&pipe.FramebufferState{Width: 8, Height: 4, Color: pipe.Surface{Resource: r.color}, ZS: pipe.Surface{Resource: res}})
+	if err := r.c.Draw(&pipe.DrawInfo{Mode: pipe.PrimTriangles, Count: 3}); err == nil {
+		t.Error("a 4-sample depth/stencil buffer in a 1-sample framebuffer was accepted")
+	}
+	if _, err := r.s.newResource(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatRGBA8, Width: 8, Height: 4, Levels: 1, Samples: 4}); err == nil {
+		t.Error("a 4-sample colour renderbuffer was accepted")
+	}
+}

@@ -113,6 +113,7 @@ type BORef struct {
 type RenderTarget struct {
 	BOIndex, Offset, Stride     uint32
 	Enabled, Load, Store, Clear bool
+	AllSamples                  bool // four samples per pixel (kernel.RenderTarget.AllSamples)
 }
 
 // Submit is everything one SUBMIT_CL needs.

@@ -62,7 +62,7 @@ func TestDecodeCLStopsAtHalt(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `0x00000000: TILE_COORDINATES column=1 row=2
-0x00000003: STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00100000 stride=1024
+0x00000003: STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00100000 stride=1024
 0x0000000d: HALT
 `
 	if out.String() != want {
