@@ -30,6 +30,10 @@ type texture struct {
 type texLevel struct {
 	w, h    int
 	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
+	// compressed is the compressed internal format the image was
+	// specified with (ETC1, DXT1; 0: uncompressed), which
+	// CompressedTexSubImage2D must match.
+	compressed gl.Enum
 	defined bool
 	inRes   bool // the image is stored in res (its size matches the resource's chain)
 	// pending holds the RGBA8 texels of a defined image that is not in res
