@@ -28,14 +28,14 @@ type texture struct {
 
 // texLevel is what GL knows about one image of a texture.
 type texLevel struct {
-	w, h    int
-	format  gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
+	w, h   int
+	format gl.Enum // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA
 	// compressed is the compressed internal format the image was
 	// specified with (ETC1, DXT1; 0: uncompressed), which
 	// CompressedTexSubImage2D must match.
 	compressed gl.Enum
-	defined bool
-	inRes   bool // the image is stored in res (its size matches the resource's chain)
+	defined    bool
+	inRes      bool // the image is stored in res (its size matches the resource's chain)
 	// pending holds the RGBA8 texels of a defined image that is not in res
 	// (a level specified before level 0, or one the current level 0 does
 	// not fit): stored when a level 0 it fits arrives. Mip levels may be
