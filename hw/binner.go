@@ -137,6 +137,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	}
 	b.programs.reset()
 	b.st = binState{pointSize: 1, lineWidth: 1}
+	b.clip.halfZ = false
 	b.have = [256]bool{}
 	b.haveStencil = [2]bool{}
 	b.stVer = 1
@@ -247,6 +248,7 @@ func (b *binner) setState(r []byte) {
 		s.haveShader = true
 	case opConfigurationBits:
 		s.cfgForward, s.cfgReverse, s.cfgCW = bit(r, 8), bit(r, 9), bit(r, 10)
+		b.clip.halfZ = bit(r, 22)
 	case opPointSize:
 		s.pointSize = f32(r, 1)
 	case opLineWidth:

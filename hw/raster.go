@@ -86,6 +86,7 @@ func (w *worker) setupRaster() {
 	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
 	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
 	w.clip.nvary = r.nvary
+	w.clip.halfZ = s.clipHalfZ
 	// Early Z only rejects, and only for monotonic functions without
 	// stencil: a fragment failing now fails at its late test too, whatever
 	// the fragments resolved in between write (same function, so they only

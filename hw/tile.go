@@ -66,6 +66,8 @@ type renderState struct {
 	colorMask      [4]bool
 	stencilFaces   [2]stencilFace
 
+	clipHalfZ bool // CONFIGURATION_BITS ClipHalfZ: near plane at z = 0
+
 	// occlusionVA is OCCLUSION_QUERY_COUNTER's address (0: no counter).
 	occlusionVA uint32
 }
@@ -325,6 +327,7 @@ func (w *worker) setState(r []byte) {
 		s.depthOffset, s.depthTest = bit(r, 11), bit(r, 12)
 		s.depthFunc = bits(r, 16, 3)
 		s.zUpdates, s.earlyZ, s.stencil = bit(r, 19), bit(r, 20), bit(r, 21)
+		s.clipHalfZ = bit(r, 22)
 		s.a2c, s.covEnable, s.covMask = bit(r, 25), bit(r, 26), bits(r, 28, 4)
 	case opFlatShadeFlags:
 		s.flat = u32(r, 1)

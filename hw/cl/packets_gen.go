@@ -1590,6 +1590,7 @@ type ConfigurationBits struct {
 	ZUpdatesEnable        bool
 	EarlyZEnable          bool
 	StencilEnable         bool
+	ClipHalfZ             bool
 	Multisample4x         bool
 	SampleAlphaToCoverage bool
 	SampleCoverageEnable  bool
@@ -1607,7 +1608,7 @@ func (r ConfigurationBits) Pack(dst []byte) {
 	_ = dst[SizeConfigurationBits-1]
 	dst[0] = OpConfigurationBits
 	dst[1] = byte(b2u(r.EnableForwardFacing)) | byte(b2u(r.EnableReverseFacing)<<1) | byte(b2u(r.ClockwisePrimitives)<<2) | byte(b2u(r.EnableDepthOffset)<<3) | byte(b2u(r.DepthTestEnable)<<4)
-	dst[2] = byte((uint32(r.DepthFunc) & 0x7)) | byte(b2u(r.ZUpdatesEnable)<<3) | byte(b2u(r.EarlyZEnable)<<4) | byte(b2u(r.StencilEnable)<<5)
+	dst[2] = byte((uint32(r.DepthFunc) & 0x7)) | byte(b2u(r.ZUpdatesEnable)<<3) | byte(b2u(r.EarlyZEnable)<<4) | byte(b2u(r.StencilEnable)<<5) | byte(b2u(r.ClipHalfZ)<<6)
 	dst[3] = byte(b2u(r.Multisample4x)) | byte(b2u(r.SampleAlphaToCoverage)<<1) | byte(b2u(r.SampleCoverageEnable)<<2) | byte((uint32(r.SampleCoverageMask)&0xf)<<4)
 }
 
@@ -1629,6 +1630,7 @@ func (r *ConfigurationBits) Unpack(src []byte) error {
 	r.ZUpdatesEnable = src[2]>>3&0x1 != 0
 	r.EarlyZEnable = src[2]>>4&0x1 != 0
 	r.StencilEnable = src[2]>>5&0x1 != 0
+	r.ClipHalfZ = src[2]>>6&0x1 != 0
 	r.Multisample4x = src[3]&0x1 != 0
 	r.SampleAlphaToCoverage = src[3]>>1&0x1 != 0
 	r.SampleCoverageEnable = src[3]>>2&0x1 != 0
@@ -1667,12 +1669,13 @@ var layoutConfigurationBits = Layout{
 		{Name: "ZUpdatesEnable", Text: "z_updates_enable", Start: 19, Width: 1, Kind: KindBool},
 		{Name: "EarlyZEnable", Text: "early_z_enable", Start: 20, Width: 1, Kind: KindBool},
 		{Name: "StencilEnable", Text: "stencil_enable", Start: 21, Width: 1, Kind: KindBool},
+		{Name: "ClipHalfZ", Text: "clip_half_z", Start: 22, Width: 1, Kind: KindBool},
 		{Name: "Multisample4x", Text: "multisample4x", Start: 24, Width: 1, Kind: KindBool},
 		{Name: "SampleAlphaToCoverage", Text: "sample_alpha_to_coverage", Start: 25, Width: 1, Kind: KindBool},
 		{Name: "SampleCoverageEnable", Text: "sample_coverage_enable", Start: 26, Width: 1, Kind: KindBool},
 		{Name: "SampleCoverageMask", Text: "sample_coverage_mask", Start: 28, Width: 4, Kind: KindUint, Hex: true},
 	},
-	Reserved: []byte{0x00, 0xe0, 0xc0, 0x08},
+	Reserved: []byte{0x00, 0xe0, 0x80, 0x08},
 }
 
 // FlatShadeFlags is the control-list record FLAT_SHADE_FLAGS.
