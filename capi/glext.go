@@ -217,3 +217,14 @@ func glGetQueryObjectuivEXT(id C.GLuint, pname C.GLenum, params *C.GLuint) {
 		*params = C.GLuint(v)
 	}
 }
+
+// EXT_clip_control
+
+//export glClipControlEXT
+func glClipControlEXT(origin, depth C.GLenum) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.ClipControl(gl.Enum(origin), gl.Enum(depth))
+	}
+}

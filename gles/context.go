@@ -81,8 +81,9 @@ type Context struct {
 	renderbuffer  *renderbuffer
 
 	attribs [maxVertexAttribs]vertexAttrib
-	ext     extState   // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
-	queries queryState // EXT_occlusion_query_boolean (query.go)
+	ext     extState    // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
+	queries queryState  // EXT_occlusion_query_boolean (query.go)
+	clipCtl clipControl // EXT_clip_control (clipcontrol.go)
 
 	clearColor   [4]float32
 	clearDepth   float32

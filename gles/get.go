@@ -34,6 +34,7 @@ func (c *Context) extensionString() string {
 		if c.screen.CompileShader(pipe.StageFragment, derivativesProbe).OK() {
 			c.extensions += " GL_OES_standard_derivatives"
 		}
+		c.extensions += " GL_EXT_clip_control"
 		if _, ok := c.queryContext(); ok {
 			c.extensions += " GL_EXT_occlusion_query_boolean"
 		}

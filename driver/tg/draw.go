@@ -248,6 +248,7 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 			// checks the program for TLB_Z writes; discard is fine).
 			EarlyZEnable:          depthTest,
 			StencilEnable:         z.StencilEnable && hasZS,
+			ClipHalfZ:             r.ClipHalfZ,
 			Multisample4x:         ms,
 			SampleAlphaToCoverage: ms && c.blend.s.AlphaToCoverage,
 			SampleCoverageEnable:  ms && r.SampleCoverage,
