@@ -204,7 +204,7 @@ func (s *surface) allocate(w, h int) bool {
 	// Contexts drawing to or reading from the surface see the new buffers.
 	for _, c := range dpy.contexts {
 		if c.draw == s || c.read == s {
-			c.g.SetDefaultFramebuffer(s.framebuffer())
+			c.locked(func() { c.g.SetDefaultFramebuffer(s.framebuffer()) })
 		}
 	}
 	if oldColor != nil {
@@ -265,7 +265,9 @@ func (s *surface) followWindow() {
 // colour buffer is read back and put into the window.
 func swapWindow(c *context, s *surface) C.EGLBoolean {
 	if s.color != nil && s.win.present != nil {
-		if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame); err != nil {
+		var err error
+		c.locked(func() { err = c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame) })
+		if err != nil {
 			warnf("eglSwapBuffers: reading the frame: %v", err)
 			return setError(eglBadAlloc)
 		}
