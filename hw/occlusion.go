@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"math"
 	"sync/atomic"
 	"unsafe"
 )
@@ -11,8 +12,8 @@ import (
 // worker counts the samples that pass the stencil and depth tests (and
 // reach the colour write, whatever its mask) in w.samplesPassed and adds
 // the count to the u32 at the address when the address changes and when
-// the tile ends. Tiles render in parallel, so the add is atomic; the
-// driver reads the word after the job's fence.
+// the tile ends. Tiles render in parallel, so the add is atomic (and
+// saturates at 2^32−1); the driver reads the word after the job's fence.
 
 // flushOcclusion adds the samples counted under the current counter
 // address to the word there and restarts the count.
@@ -26,26 +27,25 @@ func (w *worker) flushOcclusion() error {
 	if va&3 != 0 {
 		return clErrorf("OCCLUSION_QUERY_COUNTER address %#x not 4-byte aligned", va)
 	}
-	if f := w.m.addSync32(va, n); f != nil {
+	if f := w.m.addSaturating32(va, n); f != nil {
 		return f
 	}
 	return nil
 }
 
-// addSync32 atomically adds v to the little-endian word at va (4-aligned).
-func (m *mmu) addSync32(va, v uint32) *pageFault {
+// addSaturating32 atomically adds v to the little-endian word at va
+// (4-aligned), stopping at 2^32−1: a count that wrapped would read as few
+// or no samples (EXT_occlusion_query_boolean's answer would flip).
+func (m *mmu) addSaturating32(va, v uint32) *pageFault {
 	pa, f := m.translate(va, true)
 	if f != nil {
 		return f
 	}
 	p := (*uint32)(unsafe.Pointer(&m.mem[pa]))
-	if hostLittleEndian {
-		atomic.AddUint32(p, v)
-		return nil
-	}
 	for {
 		old := atomic.LoadUint32(p)
-		if atomic.CompareAndSwapUint32(p, old, toLE(toLE(old)+v)) {
+		sum := uint64(toLE(old)) + uint64(v)
+		if atomic.CompareAndSwapUint32(p, old, toLE(uint32(min(sum, math.MaxUint32)))) {
 			return nil
 		}
 	}

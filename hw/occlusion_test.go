@@ -71,3 +71,17 @@ func TestOcclusionCounter(t *testing.T) {
 		}
 	}
 }
+
+// TestOcclusionCounterSaturates: a count that would pass 2^32−1 stops
+// there instead of wrapping to a small number.
+func TestOcclusionCounterSaturates(t *testing.T) {
+	k := newTestKernel(t, 1, 16<<20)
+	va, mem := k.bo(4, true)
+	binary.LittleEndian.PutUint32(mem, 0xFFFFFF00)
+	k.renderFrame(&testFrame{width: 64, height: 64, clear: 0xFF000000, draws: []testDraw{
+		{mode: cl.PrimTriangles, verts: occlRect(0, 0, 32, 32, 0), state: []cl.Record{cl.OcclusionQueryCounter{Address: va}}},
+	}})
+	if got := binary.LittleEndian.Uint32(mem); got != 0xFFFFFFFF {
+		t.Errorf("counter = %#x, want 0xffffffff (1024 samples added to 0xffffff00)", got)
+	}
+}
