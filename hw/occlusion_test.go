@@ -79,9 +79,9 @@ func TestOcclusionCounterSaturates(t *testing.T) {
 	va, mem := k.bo(4, true)
 	binary.LittleEndian.PutUint32(mem, 0xFFFFFF00)
 	k.renderFrame(&testFrame{width: 64, height: 64, clear: 0xFF000000, draws: []testDraw{
-		{mode: cl.PrimTriangles, verts: occlRect(0, 0, 32, 32, 0), state: []cl.Record{cl.OcclusionQueryCounter{Address: va}}},
+		{mode: cl.PrimTriangles, verts: occlRect(0, 0, 32, 32, 0), state: []cl.Record{cl.OcclusionQueryCounter{Address: va}}}, // 16×16 pixels here,
 	}})
 	if got := binary.LittleEndian.Uint32(mem); got != 0xFFFFFFFF {
-		t.Errorf("counter = %#x, want 0xffffffff (1024 samples added to 0xffffff00)", got)
+		t.Errorf("counter = %#x, want 0xffffffff (256 samples added to 0xffffff00)", got)
 	}
 }
