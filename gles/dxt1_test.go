@@ -82,3 +82,28 @@ func TestCompressedTexSubImage2DErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCompressedTexSubImage2D: arbitrary rectangles, formats and data
+// against a DXT1 image must record an error or store the blocks, never
+// panic or read outside data.
+func FuzzCompressedTexSubImage2D(f *testing.F) {
+	f.Add(10, 8, 4, 4, 4, 4, uint32(rgbDXT1), make([]byte, 8))
+	f.Add(10, 8, 8, 4, 2, 4, uint32(rgbDXT1), make([]byte, 8))
+	f.Add(5, 5, 0, 0, 5, 5, uint32(rgbaDXT1), make([]byte, 32))
+	f.Add(4, 4, -4, 0, 4, 4, uint32(rgbDXT1), []byte{})
+	f.Fuzz(func(t *testing.T, w, h, x, y, sw, sh int, format uint32, data []byte) {
+		if w < 0 || h < 0 || w > 64 || h > 64 || sw > 1<<12 || sh > 1<<12 {
+			return
+		}
+		c, _ := newTestContext(t)
+		c.BindTexture(gl.TEXTURE_2D, c.CreateTexture())
+		c.CompressedTexImage2D(gl.TEXTURE_2D, 0, rgbDXT1, w, h, 0, make([]byte, dxt1Size(w, h)))
+		if e := c.GetError(); e != gl.NO_ERROR {
+			t.Fatalf("%dx%d image: error %#x", w, h, e)
+		}
+		c.CompressedTexSubImage2D(gl.TEXTURE_2D, 0, x, y, sw, sh, gl.Enum(format), data)
+		if c.GetError() == gl.NO_ERROR && (gl.Enum(format) != rgbDXT1 || len(data) != dxt1Size(sw, sh) || x < 0 || y < 0 || x+sw > w || y+sh > h) {
+			t.Fatalf("accepted: image %dx%d, rect %d,%d %dx%d, format %#x, %d bytes", w, h, x, y, sw, sh, format, len(data))
+		}
+	})
+}
