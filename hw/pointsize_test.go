@@ -67,3 +67,26 @@ func TestWidePrimitivesJustOutsideTheViewport(t *testing.T) {
 		}
 	}
 }
+
+// dEQP-GLES2.functional.rasterization.interpolation.*.lines: a line's
+// fragment takes the value at the projection of its centre onto the
+// segment, t = (p−a)·(b−a)/|b−a|², not at its position along the major
+// axis. Line (8,8)→(56,40), width 9, red 0→1: pixel (20,20)'s centre
+// (20.5,20.5) projects to t = (12.5·48 + 12.5·32)/(48²+32²) = 0.3005 (red
+// 77); the major-axis position would be 12.5/48 = 0.2604 (red 66).
+func TestWideLineInterpolatesAlongTheLine(t *testing.T) {
+	const W, H = 64, 64
+	n := func(p float32) float32 { return (p - 32) / 32 }
+	k := newTestKernel(t, 1, 16<<20)
+	res := k.renderFrame(&testFrame{width: W, height: H, draws: []testDraw{{mode: cl.PrimLines,
+		verts: []testVertex{{x: n(8), y: n(8), w: 1, a: 1}, {x: n(56), y: n(40), w: 1, r: 1, a: 1}},
+		state: []cl.Record{cl.LineWidth{Width: 9}}}}})
+	// (20,16) lies on the line (both methods agree); (40,26) is 3 pixels
+	// below it (major-axis red would be 173).
+	for _, p := range []struct{ x, y, red int }{{20, 20, 77}, {20, 16, 67}, {40, 26, 165}} {
+		got := int(res.pixel(W, p.x, p.y)[0])
+		if got < p.red-1 || got > p.red+1 {
+			t.Errorf("pixel (%d,%d): red %d, want %d (±1)", p.x, p.y, got, p.red)
+		}
+	}
+}
