@@ -15,12 +15,12 @@
 # Android's CTS runs the GLES2 multisample cases with rgba8888d24s8ms4; the
 # two passes' results are merged into OUTDIR/results.txt in caselist order
 # (OUTDIR/ms4 holds the second pass's own logs).
-# testdata/deqp-ci.txt (the subset .ci/run asserts, 1,468 cases, ~1 min) is
+# testdata/deqp-ci.txt (the subset .ci/run asserts, 1,471 cases, ~1 min) is
 # every ~12th passing case of each group of a full run, without the
 # timing-based flush_finish group, plus every multisample,
 # multisampled_render_to_texture and debug_marker case, the clip_control
-# state cases and the wide point/line clipping and compressed sub-image
-# cases.
+# state cases, the wide point/line clipping, compressed sub-image and
+# line interpolation cases.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEQP_DIR=${DEQP_DIR:-$HERE/../../shared/conformance/deqp}
