@@ -1,6 +1,7 @@
 package tilegpu
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tilegpu/tilegpu/gl"
@@ -206,5 +207,79 @@ func TestMultisampledRenderToTexture(t *testing.T) {
 	c.RenderbufferStorageMultisampleEXT(gl.RENDERBUFFER, 5, gl.DEPTH_COMPONENT16, 64, 64)
 	if e := g.GetError(); e != gl.INVALID_VALUE {
 		t.Errorf("5 samples (MAX_SAMPLES_EXT is %d): error %#x, want INVALID_VALUE", g.GetInteger(0x8D57), e)
+	}
+}
+
+// TestMSAAStencilSurvivesReadback is dEQP multisample.stencil: a fan of
+// thin triangles marks its samples in stencil, the image is read back
+// (which submits the frame so far), colour is cleared and a full quad is
+// drawn with stencil EQUAL 1. The multisampled depth/stencil buffer keeps
+// every sample across the split, so the two images are identical — in
+// the default framebuffer and in a multisampled-render-to-texture FBO
+// with a 4-sample DEPTH24_STENCIL8 renderbuffer.
+func TestMSAAStencilSurvivesReadback(t *testing.T) {
+	for _, fbo := range []bool{false, true} {
+		ctx := newTestContext(t, Config{Width: 64, Height: 64, Cores: 2, Samples: 4})
+		g := ctx.GL()
+		if fbo {
+			tex := g.CreateTexture()
+			g.BindTexture(gl.TEXTURE_2D, tex)
+			g.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 64, 64, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+			g.BindFramebuffer(gl.FRAMEBUFFER, g.CreateFramebuffer())
+			ctx.gl.FramebufferTexture2DMultisampleEXT(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0, 4)
+			rb := g.CreateRenderbuffer()
+			g.BindRenderbuffer(gl.RENDERBUFFER, rb)
+			ctx.gl.RenderbufferStorageMultisampleEXT(gl.RENDERBUFFER, 4, 0x88F0, 64, 64) // DEPTH24_STENCIL8_OES
+			g.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, rb)
+			g.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.STENCIL_ATTACHMENT, gl.RENDERBUFFER, rb)
+			if st := g.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+				t.Fatalf("fbo status %#x", st)
+			}
+		}
+		g.UseProgram(buildProgram(t, g, "attribute vec2 a_pos; void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }",
+			"precision mediump float; void main() { gl_FragColor = vec4(1.0); }"))
+		var xy []float32
+		for i := 0; i < 12; i++ {
+			a0, a1 := 2*math.Pi*float64(i)/12, 2*math.Pi*(float64(i)+0.5)/12
+			xy = append(xy, 0, 0, float32(0.95*math.Cos(a0)), float32(0.95*math.Sin(a0)), float32(0.95*math.Cos(a1)), float32(0.95*math.Sin(a1)))
+		}
+		xy = append(xy, -1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1)
+		positions(g, xy...)
+		read := func() []byte {
+			px := make([]byte, 64*64*4)
+			g.ReadPixels(px, 0, 0, 64, 64, gl.RGBA, gl.UNSIGNED_BYTE)
+			return px
+		}
+		g.ClearColor(0, 0, 0, 1)
+		g.ClearStencil(0)
+		g.Clear(gl.COLOR_BUFFER_BIT | gl.STENCIL_BUFFER_BIT)
+		g.Enable(gl.STENCIL_TEST)
+		g.StencilFunc(gl.ALWAYS, 1, 1)
+		g.StencilOp(gl.KEEP, gl.KEEP, gl.REPLACE)
+		g.DrawArrays(gl.TRIANGLES, 0, 36)
+		first := read()
+		g.Clear(gl.COLOR_BUFFER_BIT)
+		g.StencilFunc(gl.EQUAL, 1, 1)
+		g.StencilOp(gl.KEEP, gl.KEEP, gl.KEEP)
+		g.DrawArrays(gl.TRIANGLES, 36, 6)
+		second := read()
+		if e := g.GetError(); e != gl.NO_ERROR {
+			t.Fatalf("fbo %v: GL error %#x", fbo, e)
+		}
+		partial, diff := 0, 0
+		for i := 0; i < len(first); i += 4 {
+			if first[i] != 0 && first[i] != 255 {
+				partial++
+			}
+			if first[i] != second[i] {
+				diff++
+			}
+		}
+		if partial < 50 {
+			t.Fatalf("fbo %v: only %d partly covered pixels", fbo, partial)
+		}
+		if diff != 0 {
+			t.Errorf("fbo %v: %d pixels differ between the pattern and its redraw through the stencil", fbo, diff)
+		}
 	}
 }

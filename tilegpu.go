@@ -144,7 +144,7 @@ func NewContext(cfg Config) (*Context, error) {
 		return nil, fmt.Errorf("tilegpu: allocating the colour buffer: %w", err)
 	}
 	c.zs, err = c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-		Width: cfg.Width, Height: cfg.Height, Levels: 1, Bind: pipe.BindDepthStencil})
+		Width: cfg.Width, Height: cfg.Height, Levels: 1, Bind: pipe.BindDepthStencil, Samples: cfg.Samples})
 	if err != nil {
 		c.teardown()
 		return nil, fmt.Errorf("tilegpu: allocating the depth/stencil buffer: %w", err)

@@ -104,6 +104,7 @@ func TestCPrograms(t *testing.T) {
 	}{
 		{"basic", []string{"-lEGL", "-lGLESv2"}},
 		{"threads", []string{"-lEGL", "-lGLESv2", "-lpthread"}},
+		{"concurrent", []string{"-lEGL", "-lGLESv2", "-lpthread"}},
 		{"dlopen", []string{"-ldl"}},
 		{"extensions", []string{"-lEGL", "-lGLESv2"}},
 	} {

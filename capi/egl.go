@@ -260,12 +260,31 @@ type context struct {
 	display    C.EGLHandle // the EGLDisplay it is current on
 	draw, read *surface
 	destroyed  bool
+	// grp is the context's share group: its mutex serialises the GL calls
+	// of the group's contexts (they share objects); contexts of different
+	// groups run their GL calls concurrently.
+	grp *shareGroup
+}
+
+// shareGroup is the lock of a set of contexts created sharing objects
+// (eglCreateContext's share_context).
+type shareGroup struct{ mu sync.Mutex }
+
+// locked runs f with the context's share group locked: EGL calls that
+// touch a GL context (they hold dpy.mu; the order is always dpy.mu, then
+// a group's mutex).
+func (c *context) locked(f func()) {
+	c.grp.mu.Lock()
+	defer c.grp.mu.Unlock()
+	f()
 }
 
 // display is the one EGLDisplay: a virtual GPU, its kernel driver, one
 // client file and one driver screen for every context, so that pbuffers and
-// shared objects can be used by all of them. One mutex serialises every
-// EGL and GL call of the process (see docs/interfaces.md "capi").
+// shared objects can be used by all of them. dpy.mu serialises the EGL
+// calls; a GL call takes only its context's share-group mutex, so threads
+// whose contexts share nothing render concurrently (see docs/interfaces.md
+// "capi").
 type display struct {
 	mu          sync.Mutex
 	initialized bool
@@ -284,30 +303,45 @@ const displayHandle = 1
 
 var dpy = display{contexts: map[uintptr]*context{}, surfaces: map[uintptr]*surface{}, nextID: 0x1000, strs: map[string]*C.char{}}
 
-// lock takes the display lock and returns the calling thread's current GL
-// context (nil: none; the GL call is then ignored).
+// live maps context handles to contexts for the GL entry points, which do
+// not take dpy.mu: a context is stored before its handle is returned and
+// deleted when it is freed, which happens only once no thread has it
+// current — so the calling thread's current context stays in live for the
+// whole of its GL call.
+var live sync.Map // uintptr → *context
+
+// lock takes the share-group lock of the calling thread's current GL
+// context and returns it (nil: no context is current; the GL call is then
+// ignored). Every GL entry point pairs it with a deferred unlock.
 func lock() *gles.Context {
-	dpy.mu.Lock()
-	if c := dpy.contexts[uintptr(C.tg_current())]; c != nil && !c.destroyedAndReleased() {
+	if v, ok := live.Load(uintptr(C.tg_current())); ok {
+		c := v.(*context)
+		c.grp.mu.Lock()
 		return c.g
 	}
 	return nil
 }
 
-func (c *context) destroyedAndReleased() bool { return c.destroyed && c.thread == 0 }
-
-// unlock releases the display lock. A Go panic inside an entry point
+// unlock releases what lock took (the current context cannot change in
+// between: only EGL calls change it). A Go panic inside an entry point
 // (a tilegpu bug) is reported on stderr instead of killing the program.
 func unlock() {
 	if r := recover(); r != nil {
 		fmt.Fprintf(os.Stderr, "tilegpu capi: internal error: %v\n%s", r, debug.Stack())
 	}
-	dpy.mu.Unlock()
+	if v, ok := live.Load(uintptr(C.tg_current())); ok {
+		v.(*context).grp.mu.Unlock()
+	}
 }
+
+// strsMu guards dpy.strs: glGetString interns under a group lock, not dpy.mu.
+var strsMu sync.Mutex
 
 // internString returns a C copy of s that lives as long as the process
 // (glGetString, eglQueryString); each distinct string is copied once.
 func internString(s string) *C.char {
+	strsMu.Lock()
+	defer strsMu.Unlock()
 	p, ok := dpy.strs[s]
 	if !ok {
 		p = C.CString(s)
@@ -509,7 +543,8 @@ func (d *display) reap(c *context) {
 	if !c.destroyed || c.thread != 0 {
 		return
 	}
-	c.g.Destroy()
+	live.Delete(c.id)
+	c.locked(c.g.Destroy)
 	delete(d.contexts, c.id)
 	for _, s := range []*surface{c.draw, c.read} {
 		if s != nil {
@@ -823,7 +858,7 @@ func eglCreatePbufferSurface(d C.EGLHandle, cfg C.EGLHandle, attribs *C.EGLint) 
 			Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (c.depth > 0 || c.stencil > 0) {
 			s.zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-				Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindDepthStencil})
+				Width: s.w, Height: s.h, Levels: 1, Bind: pipe.BindDepthStencil, Samples: c.samples})
 		}
 		if err != nil {
 			if s.color != nil {
@@ -1087,19 +1122,25 @@ func eglCreateContext(d, cfg, share C.EGLHandle, attribs *C.EGLint) C.EGLHandle 
 	}
 	pctx := dpy.screen.NewContext()
 	var shg *gles.Context
+	grp := &shareGroup{}
 	if sh != nil {
-		shg = sh.g
+		shg, grp = sh.g, sh.grp
+		grp.mu.Lock() // NewShared takes a reference on the group's objects
 	}
 	g, err := gles.NewShared(pctx, gles.DefaultFramebuffer{}, shg)
+	if sh != nil {
+		grp.mu.Unlock()
+	}
 	if err != nil {
 		pctx.Destroy()
 		fmt.Fprintf(os.Stderr, "tilegpu capi: eglCreateContext: %v\n", err)
 		setError(eglBadAlloc)
 		return 0
 	}
-	ctx := &context{id: dpy.nextID, cfg: c, g: g, pctx: pctx}
+	ctx := &context{id: dpy.nextID, cfg: c, g: g, pctx: pctx, grp: grp}
 	dpy.nextID++
 	dpy.contexts[ctx.id] = ctx
+	live.Store(ctx.id, ctx)
 	C.tg_set_egl_error(eglSuccess)
 	return C.EGLHandle(ctx.id)
 }
@@ -1170,7 +1211,7 @@ func release() {
 	if cur == nil {
 		return
 	}
-	cur.g.Flush() // EGL: making another context current flushes the old one
+	cur.locked(func() { cur.g.Flush() }) // EGL: making another context current flushes the old one
 	cur.thread = 0
 	for _, s := range []*surface{cur.draw, cur.read} {
 		if s != nil {
@@ -1224,7 +1265,7 @@ func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 	if cur := uintptr(C.tg_current()); cur != c.id {
 		release()
 	} else {
-		c.g.Flush()
+		c.locked(func() { c.g.Flush() })
 		for _, s := range []*surface{c.draw, c.read} {
 			if s != nil {
 				s.current--
@@ -1240,7 +1281,7 @@ func eglMakeCurrent(d, draw, read, ch C.EGLHandle) C.EGLBoolean {
 		ds.followWindow() // a window's size is read when it is made current
 		dfb = ds.framebuffer()
 	}
-	c.g.SetDefaultFramebuffer(dfb)
+	c.locked(func() { c.g.SetDefaultFramebuffer(dfb) })
 	C.tg_set_current(C.uintptr_t(c.id))
 	return ok()
 }
@@ -1312,7 +1353,7 @@ func eglWaitClient() C.EGLBoolean {
 	dpy.mu.Lock()
 	defer dpy.mu.Unlock()
 	if c := currentContext(); c != nil {
-		c.g.Finish()
+		c.locked(c.g.Finish)
 	}
 	return ok()
 }
@@ -1343,7 +1384,7 @@ func eglSwapBuffers(d, sh C.EGLHandle) C.EGLBoolean {
 	}
 	// A pbuffer has no front buffer: the swap presents nothing (EGL 1.5
 	// §3.10.1) but, as every swap does, flushes the context's rendering.
-	c.g.Flush()
+	c.locked(func() { c.g.Flush() })
 	if s.win != nil {
 		return swapWindow(c, s)
 	}
@@ -1401,7 +1442,7 @@ func eglCreateSync(d C.EGLHandle, ty C.EGLenum, attribs *C.EGLAttrib) C.EGLHandl
 		setError(eglBadMatch)
 		return 0
 	}
-	c.g.Finish()
+	c.locked(c.g.Finish)
 	id := dpy.nextID
 	dpy.nextID++
 	syncs[id] = true

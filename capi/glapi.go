@@ -270,6 +270,25 @@ func glCompileShader(shader C.GLuint) {
 	}
 }
 
+// maxCompressedImage bounds the zeros compressedData allocates: the
+// largest compressed image (4096×4096 at 8 bytes per 4×4 block) is 8 MiB.
+const maxCompressedImage = 16 << 20
+
+// compressedData is the imageSize bytes at data; a NULL data specifies an
+// image of undefined contents, given as zeros of the size the application
+// declared (so the size is still checked against the format). ok is false
+// (INVALID_VALUE recorded) for a NULL data larger than any image.
+func compressedData(g *gles.Context, data unsafe.Pointer, imageSize C.GLsizei) (b []byte, ok bool) {
+	if data != nil {
+		return unsafe.Slice((*byte)(data), int(imageSize)), true
+	}
+	if imageSize > maxCompressedImage {
+		g.RecordError(gl.INVALID_VALUE)
+		return nil, false
+	}
+	return make([]byte, int(imageSize)), true
+}
+
 //export glCompressedTexImage2D
 func glCompressedTexImage2D(target C.GLenum, level C.GLint, internalformat C.GLenum, width, height C.GLsizei, border C.GLint, imageSize C.GLsizei, data unsafe.Pointer) {
 	g := lock()
@@ -277,9 +296,9 @@ func glCompressedTexImage2D(target C.GLenum, level C.GLint, internalformat C.GLe
 	if g == nil || negative(g, imageSize) {
 		return
 	}
-	var b []byte
-	if data != nil {
-		b = unsafe.Slice((*byte)(data), int(imageSize))
+	b, ok := compressedData(g, data, imageSize)
+	if !ok {
+		return
 	}
 	g.CompressedTexImage2D(gl.Enum(target), int(level), gl.Enum(internalformat), int(width), int(height), int(border), b)
 }
@@ -291,9 +310,9 @@ func glCompressedTexSubImage2D(target C.GLenum, level, xoffset, yoffset C.GLint,
 	if g == nil || negative(g, imageSize) {
 		return
 	}
-	var b []byte
-	if data != nil {
-		b = unsafe.Slice((*byte)(data), int(imageSize))
+	b, ok := compressedData(g, data, imageSize)
+	if !ok {
+		return
 	}
 	g.CompressedTexSubImage2D(gl.Enum(target), int(level), int(xoffset), int(yoffset), int(width), int(height), gl.Enum(format), b)
 }

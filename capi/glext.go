@@ -139,3 +139,92 @@ func glDiscardFramebufferEXT(target C.GLenum, n C.GLsizei, attachments *C.GLenum
 	}
 	g.DiscardFramebuffer(gl.Enum(target), list)
 }
+
+// EXT_occlusion_query_boolean
+
+//export glGenQueriesEXT
+func glGenQueriesEXT(n C.GLsizei, p *C.GLuint) {
+	g := lock()
+	defer unlock()
+	if g == nil || negative(g, n) {
+		return
+	}
+	for i := range names(n, p) {
+		unsafe.Slice(p, int(n))[i] = C.GLuint(g.CreateQuery())
+	}
+}
+
+//export glDeleteQueriesEXT
+func glDeleteQueriesEXT(n C.GLsizei, p *C.GLuint) {
+	g := lock()
+	defer unlock()
+	if g == nil || negative(g, n) {
+		return
+	}
+	for _, v := range names(n, p) {
+		g.DeleteQuery(uint32(v))
+	}
+}
+
+//export glIsQueryEXT
+func glIsQueryEXT(id C.GLuint) C.GLboolean {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return 0
+	}
+	return cbool(g.IsQuery(uint32(id)))
+}
+
+//export glBeginQueryEXT
+func glBeginQueryEXT(target C.GLenum, id C.GLuint) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.BeginQuery(gl.Enum(target), uint32(id))
+	}
+}
+
+//export glEndQueryEXT
+func glEndQueryEXT(target C.GLenum) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.EndQuery(gl.Enum(target))
+	}
+}
+
+//export glGetQueryivEXT
+func glGetQueryivEXT(target, pname C.GLenum, params *C.GLint) {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return
+	}
+	if v, ok := g.GetQueryiv(gl.Enum(target), gl.Enum(pname)); ok && params != nil {
+		*params = C.GLint(v)
+	}
+}
+
+//export glGetQueryObjectuivEXT
+func glGetQueryObjectuivEXT(id C.GLuint, pname C.GLenum, params *C.GLuint) {
+	g := lock()
+	defer unlock()
+	if g == nil {
+		return
+	}
+	if v, ok := g.GetQueryObjectuiv(uint32(id), gl.Enum(pname)); ok && params != nil {
+		*params = C.GLuint(v)
+	}
+}
+
+// EXT_clip_control
+
+//export glClipControlEXT
+func glClipControlEXT(origin, depth C.GLenum) {
+	g := lock()
+	defer unlock()
+	if g != nil {
+		g.ClipControl(gl.Enum(origin), gl.Enum(depth))
+	}
+}

@@ -191,7 +191,7 @@ func (s *surface) allocate(w, h int) bool {
 			Width: w, Height: h, Levels: 1, Bind: pipe.BindRenderTarget})
 		if err == nil && (s.cfg.depth > 0 || s.cfg.stencil > 0) {
 			zs, err = dpy.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-				Width: w, Height: h, Levels: 1, Bind: pipe.BindDepthStencil})
+				Width: w, Height: h, Levels: 1, Bind: pipe.BindDepthStencil, Samples: s.cfg.samples})
 		}
 		if err != nil {
 			if color != nil {
@@ -205,7 +205,7 @@ func (s *surface) allocate(w, h int) bool {
 	// Contexts drawing to or reading from the surface see the new buffers.
 	for _, c := range dpy.contexts {
 		if c.draw == s || c.read == s {
-			c.g.SetDefaultFramebuffer(s.framebuffer())
+			c.locked(func() { c.g.SetDefaultFramebuffer(s.framebuffer()) })
 		}
 	}
 	if oldColor != nil {
@@ -266,6 +266,7 @@ func (s *surface) followWindow() {
 // colour buffer is read back and put into the window.
 func swapWindow(c *context, s *surface) C.EGLBoolean {
 	if s.color != nil && s.win.present != nil {
+		var err error
 		if f := s.color.Template().Format; f != pipe.FormatRGBA8 {
 			// RGB565 / RGB888 surfaces: read the surface's own format
 			// and widen it to the RGBA8 frame the presenter converts.
@@ -273,12 +274,14 @@ func swapWindow(c *context, s *surface) C.EGLBoolean {
 				s.win.raw = make([]byte, s.w*s.h*f.BytesPerPixel())
 			}
 			raw := s.win.raw
-			if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, raw); err != nil {
-				warnf("eglSwapBuffers: reading the frame: %v", err)
-				return setError(eglBadAlloc)
+			c.locked(func() { err = c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, raw) })
+			if err == nil {
+				f.ToRGBA8(s.win.frame, raw, s.w*s.h)
 			}
-			f.ToRGBA8(s.win.frame, raw, s.w*s.h)
-		} else if err := c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame); err != nil {
+		} else {
+			c.locked(func() { err = c.pctx.ResourceRead(s.color, 0, 0, 0, 0, s.w, s.h, s.win.frame) })
+		}
+		if err != nil {
 			warnf("eglSwapBuffers: reading the frame: %v", err)
 			return setError(eglBadAlloc)
 		}

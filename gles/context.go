@@ -81,7 +81,9 @@ type Context struct {
 	renderbuffer  *renderbuffer
 
 	attribs [maxVertexAttribs]vertexAttrib
-	ext     extState // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
+	ext     extState    // OES_vertex_array_object, ANGLE_instanced_arrays, OES_mapbuffer (vao.go, instanced.go)
+	queries queryState  // EXT_occlusion_query_boolean (query.go)
+	clipCtl clipControl // EXT_clip_control (clipcontrol.go)
 
 	clearColor   [4]float32
 	clearDepth   float32
@@ -273,6 +275,7 @@ func (c *Context) Destroy() {
 		return
 	}
 	c.destroyed = true
+	c.releaseQueries()
 	c.Finish()
 	c.lose(c.resetStatus, fmt.Errorf("%w: the context was destroyed", ErrContextLost))
 	for _, fb := range c.fbos {

@@ -437,6 +437,12 @@ func (c *Context) sendFramebufferState() {
 		Scale:     [3]float32{float32(vw) / 2, float32(vh) / 2, (f - n) / 2},
 		Translate: [3]float32{float32(vx) + float32(vw)/2, float32(vy) + float32(vh)/2, (n + f) / 2},
 	}
+	if c.clipCtl.upperLeft { // EXT_clip_control (clipcontrol.go)
+		a.viewport.Scale[1] = -a.viewport.Scale[1]
+	}
+	if c.clipCtl.zeroToOne {
+		a.viewport.Scale[2], a.viewport.Translate[2] = f-n, n
+	}
 	c.pipe.SetViewportState(&a.viewport)
 	a.scissor = c.drawScissor()
 	c.pipe.SetScissorState(&a.scissor)
@@ -519,7 +525,8 @@ func (c *Context) rasterizerState() pipe.RasterizerState {
 	return pipe.RasterizerState{
 		CullFront:     cull && (c.cullFace == gl.FRONT || c.cullFace == gl.FRONT_AND_BACK),
 		CullBack:      cull && (c.cullFace == gl.BACK || c.cullFace == gl.FRONT_AND_BACK),
-		FrontCCW:      c.frontFace == gl.CCW,
+		FrontCCW:      (c.frontFace == gl.CCW) != c.clipCtl.upperLeft, // clipcontrol.go
+		ClipHalfZ:     c.clipCtl.zeroToOne,
 		OffsetEnable:  c.enables[gl.POLYGON_OFFSET_FILL],
 		OffsetFactor:  c.polyOffset[0],
 		OffsetUnits:   c.polyOffset[1],

@@ -11,8 +11,9 @@ import (
 // etc1RGB8 is GL_ETC1_RGB8_OES.
 const etc1RGB8 gl.Enum = 0x8D64
 
-// compressedFormats is COMPRESSED_TEXTURE_FORMATS.
-var compressedFormats = []gl.Enum{etc1RGB8}
+// compressedFormats is COMPRESSED_TEXTURE_FORMATS (ETC1 first: dEQP's
+// negative tests use the first one for glCompressedTexImage2D).
+var compressedFormats = []gl.Enum{etc1RGB8, rgbDXT1, rgbaDXT1}
 
 // etc1Modifiers are the intensity tables of ETC1 (the small and large
 // modifier of each of the 8 codewords).
@@ -74,36 +75,89 @@ func decodeETC1(src []byte, w, h int) []byte {
 	return out
 }
 
-// CompressedTexImage2D specifies an ETC1 image (the one compressed format,
-// OES_compressed_ETC1_RGB8_texture); data must hold exactly its blocks.
+// CompressedTexImage2D specifies an ETC1 or DXT1 image; data must hold
+// exactly its blocks.
 func (c *Context) CompressedTexImage2D(target gl.Enum, level int, internalformat gl.Enum, width, height, border int, data []byte) {
 	t, face, ok := c.texTarget(target)
 	if !ok {
 		return
 	}
-	if internalformat != etc1RGB8 {
+	var size int
+	var base gl.Enum
+	switch internalformat {
+	case etc1RGB8:
+		size, base = etc1Size(width, height), gl.RGB
+	case rgbDXT1:
+		size, base = dxt1Size(width, height), gl.RGB
+	case rgbaDXT1:
+		size, base = dxt1Size(width, height), gl.RGBA
+	default:
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}
 	if !c.checkImageArgs(target, level, width, height) {
 		return
 	}
-	if border != 0 || len(data) != etc1Size(width, height) {
+	if border != 0 || len(data) != size {
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	c.defineImage(t, face, level, width, height, gl.RGB, pipe.FormatRGBX8, decodeETC1(data, width, height))
+	var rgba []byte
+	sf := pipe.FormatRGBX8
+	if internalformat == etc1RGB8 {
+		rgba = decodeETC1(data, width, height)
+	} else {
+		rgba = decodeDXT1(data, width, height, internalformat == rgbaDXT1)
+		if internalformat == rgbaDXT1 {
+			sf = pipe.FormatRGBA8
+		}
+	}
+	c.defineImage(t, face, level, width, height, base, sf, rgba)
+	t.level(face, level).compressed = internalformat
 }
 
-// CompressedTexSubImage2D: ETC1 images cannot be updated in part
-// (OES_compressed_ETC1_RGB8_texture), so every call is an error.
+// CompressedTexSubImage2D replaces a rectangle of a DXT1 image
+// (EXT_texture_compression_dxt1: whole 4×4 blocks, except where the
+// rectangle ends at the image's edge). ETC1 images cannot be updated in
+// part (OES_compressed_ETC1_RGB8_texture): INVALID_OPERATION.
 func (c *Context) CompressedTexSubImage2D(target gl.Enum, level, xoffset, yoffset, width, height int, format gl.Enum, data []byte) {
-	if _, _, ok := c.texTarget(target); !ok {
+	t, face, ok := c.texTarget(target)
+	if !ok {
 		return
 	}
-	if format != etc1RGB8 {
+	switch format {
+	case etc1RGB8:
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	case rgbDXT1, rgbaDXT1:
+	default:
 		c.recordError(gl.INVALID_ENUM)
 		return
 	}
-	c.recordError(gl.INVALID_OPERATION)
+	if level < 0 || level > c.maxLevel() || width < 0 || height < 0 || xoffset < 0 || yoffset < 0 {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if t == nil || level >= len(t.levels[face]) || !t.levels[face][level].defined {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	lv := t.levels[face][level]
+	if xoffset+width > lv.w || yoffset+height > lv.h {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if lv.compressed != format || xoffset%4 != 0 || yoffset%4 != 0 ||
+		(width%4 != 0 && xoffset+width != lv.w) || (height%4 != 0 && yoffset+height != lv.h) {
+		c.recordError(gl.INVALID_OPERATION)
+		return
+	}
+	if len(data) != dxt1Size(width, height) {
+		c.recordError(gl.INVALID_VALUE)
+		return
+	}
+	if width == 0 || height == 0 || (!lv.inRes && lv.pending == nil) {
+		return
+	}
+	c.storeSubImage(t, face, level, xoffset, yoffset, width, height, decodeDXT1(data, width, height, format == rgbaDXT1))
 }

@@ -68,7 +68,8 @@ func TestCompressedTexImage2DErrors(t *testing.T) {
 	}
 	formats := make([]int32, c.StateSize(gl.COMPRESSED_TEXTURE_FORMATS))
 	c.GetIntegerv(formats, gl.COMPRESSED_TEXTURE_FORMATS)
-	if len(formats) != c.GetInteger(gl.NUM_COMPRESSED_TEXTURE_FORMATS) || len(formats) != 1 || gl.Enum(formats[0]) != etc1RGB8 {
+	if len(formats) != c.GetInteger(gl.NUM_COMPRESSED_TEXTURE_FORMATS) || len(formats) != 3 || gl.Enum(formats[0]) != etc1RGB8 ||
+		gl.Enum(formats[1]) != rgbDXT1 || gl.Enum(formats[2]) != rgbaDXT1 {
 		t.Errorf("COMPRESSED_TEXTURE_FORMATS %v", formats)
 	}
 	if !c.hasExtension("GL_OES_compressed_ETC1_RGB8_texture") {
@@ -83,6 +84,7 @@ func FuzzCompressedTexImage2D(f *testing.F) {
 	f.Add(uint32(etc1RGB8), 4, 4, 0, []byte{0x8F, 0x40, 0x2A, 0x38, 0x18, 0x00, 0x10, 0x40})
 	f.Add(uint32(etc1RGB8), 5, 3, 0, make([]byte, 16))
 	f.Add(uint32(gl.RGBA), -1, 1<<20, 1, []byte{})
+	f.Add(uint32(rgbaDXT1), 6, 5, 0, make([]byte, 32))
 	f.Fuzz(func(t *testing.T, format uint32, w, h, border int, data []byte) {
 		if w > 256 || h > 256 {
 			return // large images are valid but slow; sizes are checked before any allocation
@@ -92,7 +94,12 @@ func FuzzCompressedTexImage2D(f *testing.F) {
 		c.BindTexture(gl.TEXTURE_2D, tex)
 		c.CompressedTexImage2D(gl.TEXTURE_2D, 0, gl.Enum(format), w, h, border, data)
 		e := c.GetError()
-		ok := gl.Enum(format) == etc1RGB8 && w >= 0 && h >= 0 && border == 0 && len(data) == etc1Size(w, h)
+		size := etc1Size(w, h)
+		if gl.Enum(format) == rgbDXT1 || gl.Enum(format) == rgbaDXT1 {
+			size = dxt1Size(w, h)
+		}
+		known := gl.Enum(format) == etc1RGB8 || gl.Enum(format) == rgbDXT1 || gl.Enum(format) == rgbaDXT1
+		ok := known && w >= 0 && h >= 0 && border == 0 && len(data) == size
 		if ok != (e == gl.NO_ERROR) {
 			t.Fatalf("format %#x %dx%d border %d, %d bytes: error %#x", format, w, h, border, len(data), e)
 		}

@@ -164,6 +164,8 @@ func (c *Context) renderbufferStorage(target gl.Enum, samples int, internalForma
 		t := pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8, Width: width, Height: height, Levels: 1, Bind: pipe.BindDepthStencil}
 		if color {
 			t.Format, t.Bind = rbStoreFormat(internalFormat), pipe.BindRenderTarget
+		} else {
+			t.Samples = samples // the driver keeps every sample of depth/stencil
 		}
 		var err error
 		if res, err = c.screen.ResourceCreate(t); err != nil {

@@ -16,7 +16,7 @@ import (
 // attachment), and NPOT textures with REPEAT/MIRRORED_REPEAT wrapping,
 // mipmaps and GenerateMipmap (levels are floor(size/2^n), as the extension
 // specifies).
-const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker GL_OES_vertex_array_object GL_ANGLE_instanced_arrays GL_EXT_read_format_bgra GL_EXT_discard_framebuffer GL_OES_mapbuffer GL_EXT_blend_minmax GL_EXT_multisampled_render_to_texture GL_OES_depth_texture GL_OES_texture_half_float GL_OES_texture_half_float_linear GL_NV_fbo_color_attachments"
+const baseExtensions = "GL_OES_element_index_uint GL_OES_rgb8_rgba8 GL_OES_depth24 GL_OES_packed_depth_stencil GL_OES_texture_npot GL_OES_compressed_ETC1_RGB8_texture GL_EXT_texture_compression_dxt1 GL_EXT_texture_format_BGRA8888 GL_EXT_debug_marker GL_OES_vertex_array_object GL_ANGLE_instanced_arrays GL_EXT_read_format_bgra GL_EXT_discard_framebuffer GL_OES_mapbuffer GL_EXT_blend_minmax GL_EXT_multisampled_render_to_texture GL_OES_depth_texture GL_OES_texture_half_float GL_OES_texture_half_float_linear GL_NV_fbo_color_attachments"
 
 // derivativesProbe is a fragment shader that uses every function of
 // GL_OES_standard_derivatives; the extension is advertised when the
@@ -33,6 +33,10 @@ func (c *Context) extensionString() string {
 		c.extensions = baseExtensions
 		if c.screen.CompileShader(pipe.StageFragment, derivativesProbe).OK() {
 			c.extensions += " GL_OES_standard_derivatives"
+		}
+		c.extensions += " GL_EXT_clip_control"
+		if _, ok := c.queryContext(); ok {
+			c.extensions += " GL_EXT_occlusion_query_boolean"
 		}
 	}
 	return c.extensions

@@ -29,11 +29,15 @@ type texture struct {
 
 // texLevel is what GL knows about one image of a texture.
 type texLevel struct {
-	w, h    int
-	format  gl.Enum     // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA, DEPTH_COMPONENT, DEPTH_STENCIL_OES
-	sf      pipe.Format // storage format of the image as specified (formats.go); its class is the form of pending
-	defined bool
-	inRes   bool // the image is stored in res (its size matches the resource's chain)
+	w, h   int
+	format gl.Enum     // base internal format: ALPHA, LUMINANCE, LUMINANCE_ALPHA, RGB, RGBA, DEPTH_COMPONENT, DEPTH_STENCIL_OES
+	sf     pipe.Format // storage format of the image as specified (formats.go); its class is the form of pending
+	// compressed is the compressed internal format the image was
+	// specified with (ETC1, DXT1; 0: uncompressed), which
+	// CompressedTexSubImage2D must match.
+	compressed gl.Enum
+	defined    bool
+	inRes      bool // the image is stored in res (its size matches the resource's chain)
 	// pending holds the texels (in the intermediate form of sf's class,
 	// formats.go) of a defined image that is not in res
 	// (a level specified before level 0, or one the current level 0 does

@@ -41,6 +41,9 @@ func (c *Context) extensionState(pname gl.Enum) ([]float64, bool) {
 	if pname == vertexArrayBindingOES {
 		return []float64{float64(c.ext.vao)}, true
 	}
+	if v, ok := c.clipControlState(pname); ok { // clipcontrol.go
+		return []float64{float64(v)}, true
+	}
 	return nil, false
 }
 

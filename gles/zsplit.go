@@ -52,7 +52,7 @@ func (c *Context) combinedZS(fb *framebuffer, d, s *renderbuffer) pipe.Resource 
 			z.res = nil
 		}
 		res, err := c.screen.ResourceCreate(pipe.ResourceTemplate{Target: pipe.TargetRenderbuffer, Format: pipe.FormatZ24S8,
-			Width: d.w, Height: d.h, Levels: 1, Bind: pipe.BindDepthStencil})
+			Width: d.w, Height: d.h, Levels: 1, Bind: pipe.BindDepthStencil, Samples: d.samples})
 		if err != nil {
 			c.recordError(gl.OUT_OF_MEMORY)
 			return nil

@@ -141,6 +141,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	}
 	b.programs.reset()
 	b.st = binState{pointSize: 1, lineWidth: 1}
+	b.clip.halfZ = false
 	b.have = [256]bool{}
 	b.haveStencil = [2]bool{}
 	b.stVer = 1
@@ -255,6 +256,7 @@ func (b *binner) setState(r []byte) {
 		s.haveShader = true
 	case opConfigurationBits:
 		s.cfgForward, s.cfgReverse, s.cfgCW = bit(r, 8), bit(r, 9), bit(r, 10)
+		b.clip.halfZ = bit(r, 22)
 	case opPointSize:
 		s.pointSize = f32(r, 1)
 	case opLineWidth:
@@ -741,21 +743,38 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	var pts [3]*[4]float32
 	pts[0], pts[1], pts[2] = (*[4]float32)(p0[:4]), (*[4]float32)(p1[:4]), (*[4]float32)(p2[:4])
 	nv := int(kind) + 1
+	// Points and lines are rejected against the x/y planes moved out by
+	// half their width: a wide point or line whose centre (line) lies
+	// just outside the view volume still has fragments inside the
+	// viewport (the clip window bounds them), as dEQP's reference
+	// rasteriser and llvmpipe draw them (dEQP clipping.point.wide_point_clip*).
+	var halfX, halfY float32 // half width in NDC units
+	switch kind {
+	case tilePrimPoint:
+		halfX, halfY = max(p0[4], 1)/2, max(p0[4], 1)/2
+	case tilePrimLine:
+		halfX, halfY = max(s.lineWidth, 1)/2, max(s.lineWidth, 1)/2
+	}
+	if halfX != 0 {
+		halfX /= max(float32(math.Abs(float64(s.scaleX))), 1)
+		halfY /= max(float32(math.Abs(float64(s.scaleY))), 1)
+	}
 	and, or := uint32(0xFF), uint32(0)
 	for k := 0; k < nv; k++ {
 		o := b.clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
 		// Trivial reject against the view volume proper.
 		x, y, w := pts[k][0], pts[k][1], pts[k][3]
-		if x < -w {
+		wx, wy := w+halfX*max(w, 0), w+halfY*max(w, 0)
+		if x < -wx {
 			o |= outLeft
 		}
-		if x > w {
+		if x > wx {
 			o |= outRight
 		}
-		if y < -w {
+		if y < -wy {
 			o |= outBottom
 		}
-		if y > w {
+		if y > wy {
 			o |= outTop
 		}
 		and &= o

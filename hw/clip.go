@@ -28,6 +28,8 @@ type clipVert struct {
 
 type clipper struct {
 	nvary int
+	// halfZ puts the near plane at z = 0 (CONFIGURATION_BITS ClipHalfZ).
+	halfZ bool
 	// guard is the NDC guard-band limit for x and y.
 	guardX, guardY float32
 	buf            [2][maxClipVerts]clipVert
@@ -47,7 +49,7 @@ const (
 func (c *clipper) outcode(p *[4]float32) uint32 {
 	x, y, z, w := p[0], p[1], p[2], p[3]
 	var o uint32
-	if z < -w {
+	if z < -w || (c.halfZ && z < 0) {
 		o |= outNear
 	}
 	if z > w {
@@ -75,6 +77,9 @@ func (c *clipper) dist(plane uint32, p *[4]float32) float32 {
 	x, y, z, w := p[0], p[1], p[2], p[3]
 	switch plane {
 	case outNear:
+		if c.halfZ {
+			return z
+		}
 		return z + w
 	case outFar:
 		return w - z

@@ -188,7 +188,8 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 	var rd listReader
 	rd.init(w.m)
 	modDepth, modStencil := false, false
-	inRun := false // the previous primitive-or-state record was a TILE_PRIMITIVE
+	inRun := false     // the previous primitive-or-state record was a TILE_PRIMITIVE
+	firstCounted := -1 // ordinal of the first primitive drawn under an occlusion counter
 	var cur *hsrCandidate
 	for count := 0; ; count++ {
 		if count >= maxTileRecords {
@@ -212,10 +213,21 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:
-			return w.chooseOccluder()
+			ord, err := w.chooseOccluder()
+			if firstCounted >= 0 {
+				// A primitive drawn under an occlusion counter must be
+				// drawn: its passing samples are counted even when a
+				// later run hides them. Dropping fewer primitives than
+				// the run allows is always correct.
+				ord = min(ord, firstCounted)
+			}
+			return ord, err
 		case opTilePrimitive:
 			if rec[1] > tilePrimTriangle {
 				return 0, clErrorf("TILE_PRIMITIVE mode %d", rec[1])
+			}
+			if firstCounted < 0 && w.st.occlusionVA != 0 {
+				firstCounted = count
 			}
 			if !inRun {
 				inRun = true

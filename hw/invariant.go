@@ -132,7 +132,7 @@ func (w *worker) loadMemo(bt *qpu.Batch) {
 // program's results, one colour in every lane, nothing discarded, no
 // depth written by the program, and no per-fragment test or sample work
 // that would need the batch (depth, stencil, samples, the overdraw view,
-// a low-bit colour format).
+// a low-bit colour format, an occlusion counter).
 func (w *worker) spanReady() bool {
 	m := &w.fsMemo
 	return w.spanCandidate() && w.memoHit() && m.uniform && m.kill == 0 && !m.zWritten
@@ -143,7 +143,8 @@ func (w *worker) spanReady() bool {
 func (w *worker) spanCandidate() bool {
 	s := &w.st
 	return w.fsInvariant() && !s.depthTest && !s.stencil && !w.cfg.msaa && !w.overdraw &&
-		w.cfg.format.quant == nil // spans write packed RGBA8 (low-bit formats go through resolve)
+		w.cfg.format.quant == nil && // spans write packed RGBA8 (low-bit formats go through resolve)
+		s.occlusionVA == 0 // an occlusion counter counts each sample in resolve
 }
 
 // spanBlocks resolves n fully covered 4×4 blocks side by side, the first

@@ -182,6 +182,10 @@ type testFrame struct {
 	format        cl.ColorFormat // colour buffer format (format_test.go)
 	load          []byte         // when set: the colour surface's memory, loaded into each tile first
 	shareFS       bool           // draws with the same FS source use one copy of its code
+	// zsAllSamples stores depth/stencil with AllSamples (16 bytes per
+	// pixel); zsLoad, when set, is loaded the same way first.
+	zsAllSamples bool
+	zsLoad       []byte
 }
 
 type frameResult struct {
@@ -298,7 +302,12 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	cbpp := colorFormats[fr.format].bytes
 	colorVA, color := k.bo(w*h*4, true)
 	copy(color, fr.load)
-	zsVA, zs := k.bo(w*h*4, true)
+	zsBPP := 4
+	if fr.zsAllSamples {
+		zsBPP = 16
+	}
+	zsVA, zs := k.bo(w*h*zsBPP, true)
+	copy(zs, fr.zsLoad)
 	var rcl cl.Builder
 	cl.Emit(&rcl, cl.TileRenderingModeConfiguration{Width: uint16(w), Height: uint16(h), Multisample4x: fr.msaa, DisableHSR: fr.noHSR, ColorFormat: fr.format})
 	cl.Emit(&rcl, cl.ClearColors{Color: fr.clear, Depth: fr.clearDepth})
@@ -309,8 +318,11 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 			if fr.load != nil {
 				cl.Emit(&rcl, cl.LoadTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * cbpp)})
 			}
+			if fr.zsLoad != nil {
+				cl.Emit(&rcl, cl.LoadTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * zsBPP), AllSamples: fr.zsAllSamples})
+			}
 			cl.Emit(&rcl, cl.BranchToSubList{Address: tileVA + uint32(i)*tileBlockFirst})
-			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * 4)})
+			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: zsVA, Stride: uint32(w * zsBPP), AllSamples: fr.zsAllSamples})
 			cl.Emit(&rcl, cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: colorVA, Stride: uint32(w * cbpp), LastTile: i == tw*th-1})
 		}
 	}
@@ -319,7 +331,7 @@ func (k *testKernel) prepareFrame(fr *testFrame) (*frameResult, *preparedFrame) 
 	semVA, sem := k.bo(pageSize, true)
 	pf := &preparedFrame{binVA: binVA, binSize: uint32(len(bin.Buf)), renderVA: renderVA, renderSize: uint32(len(rcl.Buf)), semVA: semVA, sem: sem}
 	k.runFrame(pf)
-	return &frameResult{color: color[:w*h*4], zs: zs[:w*h*4], tileAlloc: tileMem, tileVA: tileVA, binCL: bin.Buf, k: k}, pf
+	return &frameResult{color: color[:w*h*4], zs: zs[:w*h*zsBPP], tileAlloc: tileMem, tileVA: tileVA, binCL: bin.Buf, k: k}, pf
 }
 
 type preparedFrame struct {

@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"encoding/binary"
 	mbits "math/bits"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
@@ -168,6 +169,7 @@ func (w *worker) resolveSamples(mask uint16) {
 			cp := w.sampleWord(false, smp, i)
 			if !s.stencil && !s.depthTest {
 				*cp = w.blendMemo(lane, *cp)
+				w.samplesPassed++
 				continue
 			}
 			zp := w.sampleWord(true, smp, i)
@@ -198,6 +200,7 @@ func (w *worker) resolveSamples(mask uint16) {
 			}
 			*zp = zs
 			*cp = w.blendMemo(lane, *cp)
+			w.samplesPassed++
 		}
 	}
 	w.perf.fragments += frags
@@ -228,4 +231,46 @@ func (w *worker) replicateSamples(depth bool, lo, hi int) {
 	for s := range dst {
 		copy(dst[s][lo:hi], src[lo:hi])
 	}
+}
+
+// loadStoreSamples is LOAD/STORE_TILE_BUFFER_GENERAL with AllSamples: the
+// surface keeps the four samples of each pixel (16 bytes per pixel,
+// sample s at +4s), so a job split mid-frame (a read-back between draws)
+// resumes with every sample's colour or depth/stencil, not one value per
+// pixel.
+func (w *worker) loadStoreSamples(depth bool, addr, stride uint32, store bool) error {
+	n := w.x1 - w.x0
+	bytes := uint64(n*(w.y1-w.y0)) * 16
+	if store {
+		w.perf.ctr[CtrTileStores]++
+		w.perf.ctr[CtrRenderBytesWritten] += bytes
+	} else {
+		w.perf.ctr[CtrTileLoads]++
+		w.perf.ctr[CtrRenderBytesRead] += bytes
+	}
+	var row [maxTileSize * 16]byte
+	for y := w.y0; y < w.y1; y++ {
+		va := addr + uint32(y)*stride + uint32(w.x0)*16
+		lo := (y - w.y0) * maxTileSize
+		if store {
+			for i := 0; i < n; i++ {
+				for s := 0; s < 4; s++ {
+					binary.LittleEndian.PutUint32(row[i*16+s*4:], *w.sampleWord(depth, s, lo+i))
+				}
+			}
+			if f := w.m.write(va, row[:n*16]); f != nil {
+				return f
+			}
+			continue
+		}
+		if f := w.m.read(va, row[:n*16]); f != nil {
+			return f
+		}
+		for i := 0; i < n; i++ {
+			for s := 0; s < 4; s++ {
+				*w.sampleWord(depth, s, lo+i) = binary.LittleEndian.Uint32(row[i*16+s*4:])
+			}
+		}
+	}
+	return nil
 }

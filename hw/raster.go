@@ -77,6 +77,8 @@ type rasterState struct {
 	lineA    clipVert
 	lineB    clipVert
 	flatCopy [maxVaryings]float32
+	// lineVary holds the varyings of a wide line's four corners (drawLine).
+	lineVary [4][maxVaryings]float32
 }
 
 func (w *worker) setupRaster() {
@@ -93,6 +95,7 @@ func (w *worker) setupRaster() {
 	w.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(s.scaleX))), 1)
 	w.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(s.scaleY))), 1)
 	w.clip.nvary = r.nvary
+	w.clip.halfZ = s.clipHalfZ
 	// Early Z only rejects, and only for monotonic functions without
 	// stencil: a fragment failing now fails at its late test too, whatever
 	// the fragments resolved in between write (same function, so they only
@@ -792,10 +795,39 @@ func (w *worker) drawLine(p *segPrim) error {
 	mk(&q[1], &wb, -ox, -oy)
 	mk(&q[2], &wb, ox, oy)
 	mk(&q[3], &wa, ox, oy)
+	// GL interpolates a line's fragment at t = (p−a)·(b−a)/|b−a|², the
+	// projection of its centre onto the segment, not along the major
+	// axis: give each corner the values of the segment point at its own t
+	// (perspective-correct: 1/w and v/w linear in t, z linear), so the
+	// quad's planes vary along the line and not across it.
+	if dx, dy := wb.x-wa.x, wb.y-wa.y; dx*dx+dy*dy > 0 {
+		l2 := dx*dx + dy*dy
+		for i, c := range [4]struct{ end, sx, sy float64 }{{0, -ox, -oy}, {1, -ox, -oy}, {1, ox, oy}, {0, ox, oy}} {
+			w.lineCorner(&q[i], &wa, &wb, c.end+(c.sx*dx+c.sy*dy)/l2, r.lineVary[i][:nv])
+		}
+	}
 	if err := w.rasterTri(&q[0], &q[1], &q[2], flat[:nv], true); err != nil {
 		return err
 	}
 	return w.rasterTri(&q[0], &q[2], &q[3], flat[:nv], true)
+}
+
+// lineCorner sets corner q's depth, 1/w and varyings (into vary) to those
+// of the point at parameter t on the segment from a to b.
+// A corner whose extrapolated 1/w would not be positive (a line much
+// shorter than wide under strong perspective) keeps its endpoint's values.
+func (w *worker) lineCorner(q, a, b *winVert, t float64, vary []float32) {
+	iw := a.iw + t*(b.iw-a.iw)
+	if !(iw > 0) || math.IsInf(iw, 0) {
+		return
+	}
+	q.z = a.z + t*(b.z-a.z)
+	q.iw = iw
+	for k := range vary {
+		vw := float64(a.vary[k])*a.iw + t*(float64(b.vary[k])*b.iw-float64(a.vary[k])*a.iw)
+		vary[k] = float32(vw / iw)
+	}
+	q.vary = vary
 }
 
 // emitQuad adds a 2×2 quad at window (x,y) with coverage mask to the

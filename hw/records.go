@@ -32,6 +32,7 @@ const (
 	opBlendConstant         = 107
 	opColorMask             = 108
 	opStencilConfig         = 109
+	opOcclusionCounter      = 110
 	opTileBinningMode       = 112
 	opTileRenderingMode     = 113
 	opClearColors           = 114
@@ -48,7 +49,7 @@ var recordSize = [256]uint8{
 	opGLShaderState: 6, opConfigurationBits: 4, opFlatShadeFlags: 5,
 	opPointSize: 5, opLineWidth: 5, opDepthOffset: 9, opClipWindow: 9,
 	opViewportOffset: 9, opClipperZ: 9, opClipperXY: 9, opBlendConfig: 5,
-	opBlendConstant: 17, opColorMask: 2, opStencilConfig: 8,
+	opBlendConstant: 17, opColorMask: 2, opStencilConfig: 8, opOcclusionCounter: 5,
 	opTileBinningMode: 14, opTileRenderingMode: 6, opClearColors: 10,
 	opTileCoordinates: 3, opTilePrimitive: 14,
 }
@@ -59,6 +60,7 @@ var tileStateOps = [...]uint8{
 	opGLShaderState, opConfigurationBits, opFlatShadeFlags, opPointSize,
 	opLineWidth, opDepthOffset, opClipWindow, opViewportOffset, opClipperZ,
 	opClipperXY, opBlendConfig, opBlendConstant, opColorMask, opStencilConfig,
+	opOcclusionCounter,
 }
 
 // maxRecordSize bounds every record; fixed-size buffers hold one record.

@@ -65,6 +65,11 @@ type renderState struct {
 	blendConst     [4]float32
 	colorMask      [4]bool
 	stencilFaces   [2]stencilFace
+
+	clipHalfZ bool // CONFIGURATION_BITS ClipHalfZ: near plane at z = 0
+
+	// occlusionVA is OCCLUSION_QUERY_COUNTER's address (0: no counter).
+	occlusionVA uint32
 }
 
 func defaultRenderState() renderState {
@@ -97,6 +102,9 @@ type worker struct {
 
 	color [tilePixels]uint32
 	zs    [tilePixels]uint32
+	// samplesPassed counts the samples that passed the stencil and depth
+	// tests since the tile or the occlusion counter began (occlusion.go).
+	samplesPassed uint32
 	// tile rectangle in window pixels, clipped to the framebuffer
 	x0, y0, x1, y1 int
 
@@ -255,6 +263,7 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.srValid = false
 	w.prims = w.prims[:0]
 	w.frag.n = 0
+	w.samplesPassed = 0
 	var rd listReader
 	rd.init(w.m)
 	for count := 0; ; count++ {
@@ -285,7 +294,10 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 		case opBranch:
 			va = u32(rec, 1)
 		case opReturnFromSubList:
-			return w.flushSegment()
+			if err := w.flushSegment(); err != nil {
+				return err
+			}
+			return w.flushOcclusion()
 		case opTilePrimitive:
 			if count < skip {
 				if rec[1] > tilePrimTriangle {
@@ -303,6 +315,11 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 			}
 			if err := w.flushSegment(); err != nil {
 				return err
+			}
+			if op == opOcclusionCounter {
+				if err := w.flushOcclusion(); err != nil {
+					return err
+				}
 			}
 			w.setState(rec)
 		}
@@ -324,6 +341,7 @@ func (w *worker) setState(r []byte) {
 		s.depthOffset, s.depthTest = bit(r, 11), bit(r, 12)
 		s.depthFunc = bits(r, 16, 3)
 		s.zUpdates, s.earlyZ, s.stencil = bit(r, 19), bit(r, 20), bit(r, 21)
+		s.clipHalfZ = bit(r, 22)
 		s.a2c, s.covEnable, s.covMask = bit(r, 25), bit(r, 26), bits(r, 28, 4)
 	case opFlatShadeFlags:
 		s.flat = u32(r, 1)
@@ -367,6 +385,8 @@ func (w *worker) setState(r []byte) {
 		if face != 0 {
 			s.stencilFaces[1] = f
 		}
+	case opOcclusionCounter:
+		s.occlusionVA = u32(r, 1)
 	}
 }
 

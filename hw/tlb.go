@@ -165,6 +165,7 @@ func (w *worker) resolve(mask uint16) {
 		n := uint64(mbits.OnesCount16(mask))
 		w.perf.fragments += n
 		w.perf.ctr[CtrFragmentsWritten] += n
+		w.samplesPassed += uint32(n)
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended] += n
 		}
@@ -246,6 +247,7 @@ func (w *worker) resolve(mask uint16) {
 		passed := uint64(mbits.OnesCount16(write))
 		w.perf.ctr[CtrFragmentsDepthFailed] += frags - passed
 		w.perf.ctr[CtrFragmentsWritten] += passed
+		w.samplesPassed += uint32(passed) // the occlusion counter (occlusion.go)
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended] += passed
 		}
@@ -295,6 +297,7 @@ func (w *worker) resolve(mask uint16) {
 			w.color[i] = w.blendMemo(lane, w.color[i])
 		}
 		w.perf.ctr[CtrFragmentsWritten]++
+		w.samplesPassed++
 		if s.blend {
 			w.perf.ctr[CtrFragmentsBlended]++
 		}
@@ -509,6 +512,9 @@ func (w *worker) loadStore(rec []byte, store bool) error {
 	addr, stride := u32(rec, 2), u32(rec, 6)
 	if buf == 0 || w.x0 >= w.x1 || w.y0 >= w.y1 {
 		return nil
+	}
+	if bit(rec, 10) && w.cfg.msaa {
+		return w.loadStoreSamples(buf == 2, addr, stride, store)
 	}
 	src := w.color[:]
 	if buf == 2 {

@@ -238,6 +238,10 @@ type RenderTarget struct {
 	// Format is the colour target's ColorFormat (0 RGBA8888); it must be
 	// 0 for the depth/stencil target.
 	Format cl.ColorFormat
+	// AllSamples (multisampled jobs only): the surface keeps the four
+	// samples of each pixel, 16 bytes per pixel (docs/hardware.md §5.2),
+	// instead of the resolved colour or sample 0 of depth/stencil.
+	AllSamples bool
 }
 
 // SubmitCLArgs is the argument of File.SubmitCL.

@@ -59,6 +59,14 @@ func FuzzSubmitCL(f *testing.F) {
 	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(1), uint8(0x10)) // RGB565, loaded
 	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0x31)) // RGBA5551
 	f.Add(a.BinCL, a.ShaderRecords, encodeRelocs(a.Relocs), uint8(64), uint8(64), uint8(0), uint8(0x90)) // no such format
+	// An occlusion counter in the colour target's BO (writable), before FLUSH.
+	a, _ = hwJob(f, seedFile, 64, 64, redFS, fullScreen, 1)
+	at := len(a.BinCL) - 1
+	var counter [5]byte
+	counter[0] = 110 // OCCLUSION_QUERY_COUNTER
+	counterBin := append(append(bytes.Clone(a.BinCL[:at]), counter[:]...), a.BinCL[at:]...)
+	counterRelocs := append(a.Relocs, Reloc{Space: SpaceBinCL, Offset: uint32(at + 1), Target: TargetBO, BOIndex: a.Color.BOIndex, Delta: 16})
+	f.Add(counterBin, a.ShaderRecords, encodeRelocs(counterRelocs), uint8(64), uint8(64), uint8(0), uint8(0))
 	seedFile.Close()
 
 	f.Fuzz(func(t *testing.T, bin, sr, relocs []byte, w, h, flags, prio uint8) {

@@ -309,6 +309,36 @@ func indirectDraw(j *testJob, maxIndex uint32) {
 	j.args.Relocs[1].Offset = 25 + uint32(cl.AddressFields(cl.OpVertexArrayPrimitivesIndirect)[0])
 }
 
+// withCounter inserts OCCLUSION_QUERY_COUNTER{Address: addr} before the
+// job's FLUSH, with reloc (Space and Offset filled in) on its address.
+func withCounter(j *testJob, addr uint32, reloc *Reloc) {
+	var r [cl.SizeOcclusionQueryCounter]byte
+	cl.OcclusionQueryCounter{Address: addr}.Pack(r[:])
+	j.args.BinCL = append(append(j.args.BinCL[:39:39], r[:]...), cl.OpFlush)
+	if reloc != nil {
+		reloc.Space, reloc.Offset = SpaceBinCL, 39+1
+		j.args.Relocs = append(j.args.Relocs, *reloc)
+	}
+}
+
+// TestOcclusionCounterAccepted: a counter in a writable BO, and the
+// counter turned off (Address 0, no relocation), are valid.
+func TestOcclusionCounterAccepted(t *testing.T) {
+	d, _ := newTestDevice(t, 5*time.Second)
+	f := mustOpen(t, d)
+	defer f.Close()
+	for _, reloc := range []*Reloc{{Target: TargetBO, BOIndex: boScratch, Delta: 8}, nil} {
+		j := newTestJob(t, f, 64, 64)
+		withCounter(j, 0, reloc)
+		if err := f.SubmitCL(&j.args); err != nil {
+			t.Fatalf("SubmitCL with counter reloc %+v: %v", reloc, err)
+		}
+		if err := wait(t, f, j.args.OutFence); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestSubmitRejections(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -419,6 +449,23 @@ func TestSubmitRejections(t *testing.T) {
 		{"zs bad index", func(j *testJob, _ *File) { j.args.ZS = RenderTarget{Enabled: true, BOIndex: 5} }, EINVAL, "depth/stencil target: BO index 5 out of range"},
 		{"size", func(j *testJob, _ *File) { j.args.Width = 0 }, EINVAL, "render size 0×64"},
 		{"in fence never issued", func(j *testJob, _ *File) { j.args.InFences = []uint64{99} }, ENOENT, "InFences[0]: fence 99 was never issued"},
+		{"all samples without msaa", func(j *testJob, _ *File) {
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: boScratch, Stride: 64 * 16, Store: true, AllSamples: true}
+		}, EINVAL, "depth/stencil target: AllSamples in a job without Multisample4x"},
+		{"all samples stride", func(j *testJob, _ *File) {
+			cl.TileBinningModeConfiguration{Multisample4x: true}.Pack(j.args.BinCL)
+			j.args.ZS = RenderTarget{Enabled: true, BOIndex: boScratch, Stride: 64 * 4, Store: true, AllSamples: true}
+		}, EINVAL, "depth/stencil target: stride 256 < width 64 × 16"},
+		{"occlusion counter raw", func(j *testJob, _ *File) { withCounter(j, 0x1000, nil) }, EINVAL, "bin CL offset 39: OCCLUSION_QUERY_COUNTER: Address 0x1000 is not covered by a relocation"},
+		{"occlusion counter read-only", func(j *testJob, _ *File) {
+			withCounter(j, 0, &Reloc{Target: TargetBO, BOIndex: boIndex})
+		}, EINVAL, "OCCLUSION_QUERY_COUNTER: counter BO 3 is not marked BOWrite"},
+		{"occlusion counter misaligned", func(j *testJob, _ *File) {
+			withCounter(j, 0, &Reloc{Target: TargetBO, BOIndex: boScratch, Delta: 2})
+		}, EINVAL, "counter offset 0x2 not 4-byte aligned"},
+		{"occlusion counter in uniforms", func(j *testJob, _ *File) {
+			withCounter(j, 0, &Reloc{Target: TargetUniforms})
+		}, EINVAL, "the counter must be in a BO"},
 	}
 	d, g := newTestDevice(t, 5*time.Second)
 	for _, tt := range tests {

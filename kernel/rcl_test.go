@@ -29,10 +29,10 @@ TILE_RENDERING_MODE_CONFIGURATION width=100 height=20 multisample4x=0 disable_hs
 CLEAR_COLORS color=0xff0000ff depth=0xffffff stencil=0
 TILE_COORDINATES column=0 row=0
 BRANCH_TO_SUB_LIST address=0x00800000
-STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=0 address=0x00010010 stride=400
+STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=0 address=0x00010010 stride=400
 TILE_COORDINATES column=1 row=0
 BRANCH_TO_SUB_LIST address=0x00800100
-STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00010010 stride=400
+STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00010010 stride=400
 HALT`,
 		},
 		{
@@ -45,11 +45,11 @@ HALT`,
 TILE_RENDERING_MODE_CONFIGURATION width=32 height=32 multisample4x=1 disable_hsr=0 color_format=RGBA8888
 CLEAR_COLORS color=0x0 depth=0x0 stencil=7
 TILE_COORDINATES column=0 row=0
-LOAD_TILE_BUFFER_GENERAL buffer=COLOR address=0x00010000 stride=128
-LOAD_TILE_BUFFER_GENERAL buffer=ZS address=0x00040000 stride=128
+LOAD_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 address=0x00010000 stride=128
+LOAD_TILE_BUFFER_GENERAL buffer=ZS all_samples=0 address=0x00040000 stride=128
 BRANCH_TO_SUB_LIST address=0x00800000
-STORE_TILE_BUFFER_GENERAL buffer=ZS last_tile=0 address=0x00040000 stride=128
-STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00010000 stride=128
+STORE_TILE_BUFFER_GENERAL buffer=ZS all_samples=0 last_tile=0 address=0x00040000 stride=128
+STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00010000 stride=128
 HALT`,
 		},
 		{
@@ -61,7 +61,7 @@ TILE_RENDERING_MODE_CONFIGURATION width=1 height=1 multisample4x=0 disable_hsr=1
 CLEAR_COLORS color=0x0 depth=0x0 stencil=0
 TILE_COORDINATES column=0 row=0
 BRANCH_TO_SUB_LIST address=0x00800000
-STORE_TILE_BUFFER_GENERAL buffer=NONE last_tile=1 address=0x00000000 stride=0
+STORE_TILE_BUFFER_GENERAL buffer=NONE all_samples=0 last_tile=1 address=0x00000000 stride=0
 HALT`,
 		},
 		{
@@ -73,9 +73,9 @@ HALT`,
 TILE_RENDERING_MODE_CONFIGURATION width=30 height=2 multisample4x=0 disable_hsr=0 color_format=RGB565
 CLEAR_COLORS color=0x0 depth=0x0 stencil=0
 TILE_COORDINATES column=0 row=0
-LOAD_TILE_BUFFER_GENERAL buffer=COLOR address=0x00010000 stride=60
+LOAD_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 address=0x00010000 stride=60
 BRANCH_TO_SUB_LIST address=0x00800000
-STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00010000 stride=60
+STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00010000 stride=60
 HALT`,
 		},
 		{
@@ -87,7 +87,7 @@ TILE_RENDERING_MODE_CONFIGURATION width=1 height=1 multisample4x=0 disable_hsr=0
 CLEAR_COLORS color=0x0 depth=0x0 stencil=0
 TILE_COORDINATES column=0 row=0
 BRANCH_TO_SUB_LIST address=0x00800000
-STORE_TILE_BUFFER_GENERAL buffer=NONE last_tile=1 address=0x00000000 stride=0
+STORE_TILE_BUFFER_GENERAL buffer=NONE all_samples=0 last_tile=1 address=0x00000000 stride=0
 HALT`,
 		},
 	}

@@ -283,18 +283,18 @@ func generateRenderCL(dst []byte, a *SubmitCLArgs, v *validator, tileVA, tw, th 
 			i := row*tw + col
 			emit(cl.TileCoordinates{Column: uint8(col), Row: uint8(row)})
 			if a.Color.Enabled && a.Color.Load {
-				emit(cl.LoadTileBufferGeneral{Buffer: cl.BufferColor, Address: surf(&a.Color), Stride: a.Color.Stride})
+				emit(cl.LoadTileBufferGeneral{Buffer: cl.BufferColor, Address: surf(&a.Color), Stride: a.Color.Stride, AllSamples: a.Color.AllSamples})
 			}
 			if a.ZS.Enabled && a.ZS.Load {
-				emit(cl.LoadTileBufferGeneral{Buffer: cl.BufferZS, Address: surf(&a.ZS), Stride: a.ZS.Stride})
+				emit(cl.LoadTileBufferGeneral{Buffer: cl.BufferZS, Address: surf(&a.ZS), Stride: a.ZS.Stride, AllSamples: a.ZS.AllSamples})
 			}
 			emit(cl.BranchToSubList{Address: tileVA + i*tileBlockFirst})
 			if a.ZS.Enabled && a.ZS.Store {
-				emit(cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: surf(&a.ZS), Stride: a.ZS.Stride})
+				emit(cl.StoreTileBufferGeneral{Buffer: cl.BufferZS, Address: surf(&a.ZS), Stride: a.ZS.Stride, AllSamples: a.ZS.AllSamples})
 			}
 			last := i == tw*th-1
 			if a.Color.Enabled && a.Color.Store {
-				emit(cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: surf(&a.Color), Stride: a.Color.Stride, LastTile: last})
+				emit(cl.StoreTileBufferGeneral{Buffer: cl.BufferColor, Address: surf(&a.Color), Stride: a.Color.Stride, LastTile: last, AllSamples: a.Color.AllSamples})
 			} else {
 				emit(cl.StoreTileBufferGeneral{Buffer: cl.BufferNone, LastTile: last})
 			}

@@ -281,6 +281,8 @@ func (v *validator) record(op uint8, rec []byte, off uint32, where func() string
 			return v.fail(EINVAL, "%s: %v", where(), err)
 		}
 		return v.indirectPrimitives(&r, off, where)
+	case cl.OpOcclusionQueryCounter:
+		return v.occlusionCounter(rec, off, where)
 	}
 	if err := checkStateRecord(op, rec); err != nil {
 		return v.fail(EINVAL, "%s: %v", where(), err)
@@ -489,6 +491,39 @@ func (v *validator) primitiveCommon(mode cl.PrimitiveMode, length uint32, where 
 	return nil
 }
 
+// occlusionCounter checks OCCLUSION_QUERY_COUNTER: Address 0 (no
+// relocation) turns the counter off; otherwise a relocation must make it
+// a 4-aligned word of a BO the job may write, since the tile renderer adds
+// to it.
+func (v *validator) occlusionCounter(rec []byte, off uint32, where func() string) error {
+	ao := off + uint32(cl.AddressFields(cl.OpOcclusionQueryCounter)[0])
+	if _, ok := v.relocAt[SpaceBinCL][ao]; !ok {
+		var r cl.OcclusionQueryCounter
+		if err := r.Unpack(rec); err != nil {
+			return v.fail(EINVAL, "%s: %v", where(), err)
+		}
+		if r.Address != 0 {
+			return v.fail(EINVAL, "%s: Address %#x is not covered by a relocation (0 turns the counter off)", where(), r.Address)
+		}
+		return nil
+	}
+	ri, err := v.relocFor(SpaceBinCL, ao, suffixed(where, ": Address"))
+	if err != nil {
+		return err
+	}
+	rl := &v.a.Relocs[ri]
+	if rl.Target != TargetBO {
+		return v.fail(EINVAL, "%s: reloc %d: the counter must be in a BO", where(), ri)
+	}
+	if v.a.BOs[rl.BOIndex].Flags&BOWrite == 0 {
+		return v.fail(EINVAL, "%s: counter BO %d is not marked BOWrite", where(), rl.BOIndex)
+	}
+	if rl.Delta%4 != 0 {
+		return v.fail(EINVAL, "%s: counter offset %#x not 4-byte aligned", where(), rl.Delta)
+	}
+	return v.boRange(where, rl.BOIndex, rl.Delta, 4, "occlusion counter")
+}
+
 func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, where func() string) error {
 	if err := v.primitiveCommon(r.Mode, r.Length, where); err != nil {
 		return err
@@ -572,6 +607,9 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	if t.Load && t.Clear {
 		return v.fail(EINVAL, "%s target: both Load and Clear", name)
 	}
+	if t.AllSamples && !v.msaa {
+		return v.fail(EINVAL, "%s target: AllSamples in a job without Multisample4x", name)
+	}
 	if t.BOIndex >= uint32(len(v.bos)) {
 		return v.fail(EINVAL, "%s target: BO index %d out of range (%d BOs)", name, t.BOIndex, len(v.bos))
 	}
@@ -592,6 +630,12 @@ func (v *validator) checkTarget(name string, t *RenderTarget) error {
 	}
 	if t.Format != 0 && t == &v.a.ZS {
 		return v.fail(EINVAL, "%s target: colour format %d on the depth/stencil target", name, t.Format)
+	}
+	if t.AllSamples {
+		if t.Format != 0 {
+			return v.fail(EINVAL, "%s target: AllSamples with colour format %d (four samples are kept only as 32-bit pixels)", name, t.Format)
+		}
+		bpp = 16 // four samples per pixel
 	}
 	if t.Offset%4 != 0 || t.Stride%bpp != 0 {
 		return v.fail(EINVAL, "%s target: offset %#x not 4-aligned or stride %d not a multiple of %d", name, t.Offset, t.Stride, bpp)

@@ -222,7 +222,12 @@ func (cb *CmdBuffer) dispatch(cmd string, d kernel.ComputeDispatch, indirect *Gp
 	if pmem == nil {
 		return cb.failf(ErrInvalidArgument, "%s: the compute pipeline has no memory bound", cmd)
 	}
-	for b, need := range p.needs {
+	// In binding order, so the error names the lowest binding missing.
+	for b := range MaxStorageBuffers {
+		need, ok := p.needs[b]
+		if !ok {
+			continue
+		}
 		if b >= len(cb.storage) || cb.storage[b].Memory == nil {
 			return cb.failf(ErrInvalidArgument, "%s: the shader's buffer at binding %d is not bound (CmdBindStorageBuffers)", cmd, b)
 		}

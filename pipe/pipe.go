@@ -109,6 +109,11 @@ type ResourceTemplate struct {
 	Height int       // 1 for buffers
 	Levels int       // mip levels (≥ 1); 1 for buffers and renderbuffers
 	Bind   BindFlags // intended uses
+	// Samples is 4 for the depth/stencil renderbuffer of a multisampled
+	// framebuffer: the driver keeps every sample, so a frame split
+	// between jobs keeps per-sample depth and stencil; CPU reads see
+	// sample 0 and CPU writes set all four. 0 or 1 otherwise.
+	Samples int
 }
 
 // Resource is memory owned by the driver: a buffer, a texture or a
@@ -304,4 +309,36 @@ type Context interface {
 	GenerateMipmap(r Resource, face int) error
 
 	Destroy()
+}
+
+// QueryKind says what a query counts.
+type QueryKind int
+
+const (
+	// QueryOcclusionCounter counts the samples that pass the stencil and
+	// depth tests between BeginQuery and EndQuery (Gallium's
+	// PIPE_QUERY_OCCLUSION_COUNTER).
+	QueryOcclusionCounter QueryKind = iota
+)
+
+// Query is a query object of a QueryContext (Gallium's pipe_query).
+type Query interface {
+	Kind() QueryKind
+}
+
+// QueryContext is implemented by contexts with hardware queries
+// (Gallium's create_query, begin_query, end_query, get_query_result).
+// At most one query of a kind is active at a time.
+type QueryContext interface {
+	CreateQuery(kind QueryKind) (Query, error)
+	// BeginQuery starts counting from zero for the draws that follow.
+	BeginQuery(q Query) error
+	// EndQuery stops counting; the draws in between may still be queued.
+	EndQuery(q Query) error
+	// QueryResult returns the count of the last Begin/End range once the
+	// GPU has finished that work. With wait false it does not block:
+	// ready is false while the work is outstanding (the queued work is
+	// submitted, so it finishes eventually).
+	QueryResult(q Query, wait bool) (value uint64, ready bool, err error)
+	DestroyQuery(q Query)
 }

@@ -104,6 +104,11 @@ type RasterizerState struct {
 	SampleCoverage       bool
 	SampleCoverageValue  float32
 	SampleCoverageInvert bool
+	// ClipHalfZ clips z to [0, w] instead of [-w, w] (Gallium's
+	// clip_halfz; EXT_clip_control's ZERO_TO_ONE depth mode, whose depth
+	// range mapping the state tracker puts in the viewport's z scale and
+	// translate).
+	ClipHalfZ bool
 }
 
 // Wrap is a texture coordinate wrap mode (docs/hardware.md §6.2).

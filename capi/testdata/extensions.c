@@ -1,7 +1,8 @@
 /* extensions.c: the GL ES 2.0 extensions beyond the core, reached through
  * eglGetProcAddress as applications reach them: OES_vertex_array_object and
  * ANGLE_instanced_arrays, OES_mapbuffer (pixels checked), EXT_discard_framebuffer
- * (argument checks), EXT_read_format_bgra and EXT_blend_minmax. */
+ * (argument checks), EXT_read_format_bgra, EXT_blend_minmax and
+ * EXT_occlusion_query_boolean (results from the hardware's counter). */
 #include "common.h"
 
 static PFNGLGENVERTEXARRAYSOESPROC genVAOs;
@@ -294,6 +295,85 @@ static void blend_minmax(void) {
 	CHECK(glGetError() == GL_NO_ERROR, "blend minmax error");
 }
 
+/* occlusion: queries around draws hidden by the depth test, half visible,
+ * and outside the viewport, in a framebuffer object with a
+ * DEPTH_COMPONENT16 renderbuffer. */
+static void occlusion(void) {
+	has_extension("GL_EXT_occlusion_query_boolean");
+	PFNGLGENQUERIESEXTPROC genQueries = (PFNGLGENQUERIESEXTPROC)eglGetProcAddress("glGenQueriesEXT");
+	PFNGLDELETEQUERIESEXTPROC deleteQueries = (PFNGLDELETEQUERIESEXTPROC)eglGetProcAddress("glDeleteQueriesEXT");
+	PFNGLISQUERYEXTPROC isQuery = (PFNGLISQUERYEXTPROC)eglGetProcAddress("glIsQueryEXT");
+	PFNGLBEGINQUERYEXTPROC beginQuery = (PFNGLBEGINQUERYEXTPROC)eglGetProcAddress("glBeginQueryEXT");
+	PFNGLENDQUERYEXTPROC endQuery = (PFNGLENDQUERYEXTPROC)eglGetProcAddress("glEndQueryEXT");
+	PFNGLGETQUERYIVEXTPROC getQueryiv = (PFNGLGETQUERYIVEXTPROC)eglGetProcAddress("glGetQueryivEXT");
+	PFNGLGETQUERYOBJECTUIVEXTPROC getQueryObjectuiv = (PFNGLGETQUERYOBJECTUIVEXTPROC)eglGetProcAddress("glGetQueryObjectuivEXT");
+	CHECK(genQueries && deleteQueries && isQuery && beginQuery && endQuery && getQueryiv && getQueryObjectuiv,
+		"EXT_occlusion_query_boolean entry points");
+
+	GLuint fb, rb[2];
+	glGenFramebuffers(1, &fb);
+	glBindFramebuffer(GL_FRAMEBUFFER, fb);
+	glGenRenderbuffers(2, rb);
+	glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+	glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA4, 64, 64);
+	glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+	glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+	glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, 64, 64);
+	glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+	CHECK(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE, "occlusion framebuffer");
+
+	GLuint prog = glCreateProgram();
+	glAttachShader(prog, compile(GL_VERTEX_SHADER,
+		"attribute vec2 pos; uniform float z; void main() { gl_Position = vec4(pos, z, 1.0); }\n"));
+	glAttachShader(prog, compile(GL_FRAGMENT_SHADER, "precision mediump float; void main() { gl_FragColor = vec4(1.0); }\n"));
+	glBindAttribLocation(prog, 0, "pos");
+	glLinkProgram(prog);
+	glUseProgram(prog);
+	GLint z = glGetUniformLocation(prog, "z");
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glEnableVertexAttribArray(0);
+	static const float left[] = {-1, -1, 0, -1, -1, 1, 0, 1}, middle[] = {-0.5f, -1, 0.5f, -1, -0.5f, 1, 0.5f, 1},
+		outside[] = {1.5f, -1, 3, -1, 1.5f, 1, 3, 1};
+	glEnable(GL_DEPTH_TEST);
+	glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, left);
+	glUniform1f(z, -0.5f);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); /* the left half, near */
+
+	GLuint q[3];
+	genQueries(3, q);
+	CHECK(!isQuery(q[0]), "a generated name is no query until begun");
+	const float *quads[3] = {left, middle, outside};
+	glUniform1f(z, 0.5f);
+	for (int i = 0; i < 3; i++) {
+		beginQuery(GL_ANY_SAMPLES_PASSED_EXT, q[i]);
+		GLint cur = 0;
+		getQueryiv(GL_ANY_SAMPLES_PASSED_EXT, GL_CURRENT_QUERY_EXT, &cur);
+		CHECK(cur == (GLint)q[i], "CURRENT_QUERY_EXT %d, want %u", cur, q[i]);
+		glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quads[i]);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+		endQuery(GL_ANY_SAMPLES_PASSED_EXT);
+	}
+	const GLuint want[3] = {GL_FALSE, GL_TRUE, GL_FALSE};
+	for (int i = 0; i < 3; i++) {
+		GLuint avail = 0, res = 7;
+		getQueryObjectuiv(q[i], GL_QUERY_RESULT_EXT, &res);
+		getQueryObjectuiv(q[i], GL_QUERY_RESULT_AVAILABLE_EXT, &avail);
+		CHECK(res == want[i] && avail == GL_TRUE, "query %d: result %u available %u, want %u", i, res, avail, want[i]);
+		CHECK(isQuery(q[i]), "query %d is a query after use", i);
+	}
+	endQuery(GL_ANY_SAMPLES_PASSED_EXT);
+	CHECK(glGetError() == GL_INVALID_OPERATION, "EndQuery with no active query");
+	deleteQueries(3, q);
+	CHECK(!isQuery(q[0]), "deleted query");
+	glDisable(GL_DEPTH_TEST);
+	glDisableVertexAttribArray(0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glDeleteFramebuffers(1, &fb);
+	glDeleteRenderbuffers(2, rb);
+	glDeleteProgram(prog);
+}
+
 int main(void) {
 	EGLDisplay d = open_display();
 	EGLConfig cfg = choose(d, 0);
@@ -305,6 +385,7 @@ int main(void) {
 	mapbuffer();
 	discard_and_bgra();
 	blend_minmax();
+	occlusion();
 	CHECK(glGetError() == GL_NO_ERROR, "final error");
 	eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	eglTerminate(d);

@@ -97,6 +97,8 @@ type Context struct {
 	writeJobs map[*Resource]*job
 	lastFence uint64
 
+	activeQuery *Query // the occlusion query counting draws, if any
+
 	defaults struct {
 		blend *blendState
 		dsa   *dsaState

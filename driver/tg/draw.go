@@ -248,6 +248,7 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 			// checks the program for TLB_Z writes; discard is fine).
 			EarlyZEnable:          depthTest,
 			StencilEnable:         z.StencilEnable && hasZS,
+			ClipHalfZ:             r.ClipHalfZ,
 			Multisample4x:         ms,
 			SampleAlphaToCoverage: ms && c.blend.s.AlphaToCoverage,
 			SampleCoverageEnable:  ms && r.SampleCoverage,
@@ -295,6 +296,7 @@ func (c *Context) emitState(j *job, cv *compiledVariant) {
 		col := c.blendColor
 		emit(j, cl.BlendConstantColor{R: col[0], G: col[1], B: col[2], A: col[3]})
 	}
+	c.emitQuery(j)
 	if d&(dirtyDSA|dirtyStencilRef) != 0 && c.dsa.s.StencilEnable {
 		f, b := c.dsa.s.Stencil[0], c.dsa.s.Stencil[1]
 		stencil := func(face cl.StencilFace, s pipe.StencilState, ref uint8) {

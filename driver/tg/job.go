@@ -72,6 +72,10 @@ type job struct {
 
 	colorBO, zsBO *BO // the surfaces' BOs when the job started
 
+	// counter is the occlusion query word the job's draws count into now
+	// (nil: the counter is off), query.go.
+	counter *BO
+
 	// storageCopy is the offset in unifs of the last copy of the uniform
 	// storage block, valid while the storage is unchanged.
 	storageCopy    uint32
@@ -102,6 +106,9 @@ func (c *Context) currentJob() (*job, error) {
 	}
 	if c.fb.Samples != 0 && c.fb.Samples != 1 && c.fb.Samples != 4 {
 		return nil, fmt.Errorf("tg: %d samples per pixel (the hardware has 1 or 4)", c.fb.Samples)
+	}
+	if r := key.zs.res; r != nil && r.samples() == 4 && key.samples != 4 {
+		return nil, fmt.Errorf("tg: a 4-sample depth/stencil buffer in a framebuffer of %d samples", c.fb.Samples)
 	}
 	if j := c.jobs[key]; j != nil {
 		c.cur = j
@@ -330,6 +337,7 @@ func (c *Context) flushJob(j *job) error {
 		sub.ZS = RenderTarget{
 			BOIndex: j.boIndex[j.zsBO], Offset: s.res.imageOffset(s.face, s.level),
 			Stride: s.res.levelStride(s.level), Enabled: true, Load: !cleared, Store: true, Clear: cleared,
+			AllSamples: s.res.samples() == 4,
 		}
 	}
 	sub.BOs = j.bos

@@ -167,7 +167,16 @@ func (r *Resource) levelSize(level int) (int, int) {
 // levelStride is the row pitch of a level in bytes.
 func (r *Resource) levelStride(level int) uint32 {
 	w, _ := r.levelSize(level)
-	return uint32(w * r.tmpl.Format.BytesPerPixel())
+	return uint32(w * r.tmpl.Format.BytesPerPixel() * r.samples())
+}
+
+// samples is 4 for a resource that keeps four samples per pixel
+// (16-byte pixels: sample s at +4s), 1 otherwise.
+func (r *Resource) samples() int {
+	if r.tmpl.Samples == 4 {
+		return 4
+	}
+	return 1
 }
 
 // imageOffset is the byte offset of a face's level.
@@ -194,6 +203,12 @@ func (s *Screen) newResource(t pipe.ResourceTemplate) (*Resource, error) {
 		bpp := t.Format.BytesPerPixel()
 		if bpp == 0 {
 			return nil, fmt.Errorf("tg: resource format %d is not supported", t.Format)
+		}
+		switch {
+		case t.Samples == 4 && t.Target == pipe.TargetRenderbuffer && t.Format == pipe.FormatZ24S8:
+			bpp *= 4 // every sample (hardware AllSamples layout)
+		case t.Samples > 1:
+			return nil, fmt.Errorf("tg: %d samples per pixel: only 4-sample depth/stencil renderbuffers keep their samples", t.Samples)
 		}
 		if t.Width < 1 || t.Height < 1 || t.Width > maxTextureSize || t.Height > maxTextureSize {
 			return nil, fmt.Errorf("tg: resource size %dx%d out of range 1..%d", t.Width, t.Height, maxTextureSize)

@@ -123,9 +123,22 @@ func (c *Context) TextureWrite(pr pipe.Resource, face, level, x, y, w, h int, da
 	bpp := r.tmpl.Format.BytesPerPixel()
 	stride := int(r.levelStride(level))
 	base := int(r.imageOffset(face, level))
-	for row := 0; row < h; row++ {
-		dst := base + (y+row)*stride + x*bpp
-		copy(r.bo.Map[dst:dst+w*bpp], data[row*w*bpp:])
+	if n := r.samples(); n > 1 {
+		// Every sample of a pixel gets the written value.
+		for row := 0; row < h; row++ {
+			for i := 0; i < w; i++ {
+				src := data[(row*w+i)*bpp:][:bpp]
+				dst := base + (y+row)*stride + (x+i)*bpp*n
+				for s := 0; s < n; s++ {
+					copy(r.bo.Map[dst+s*bpp:], src)
+				}
+			}
+		}
+	} else {
+		for row := 0; row < h; row++ {
+			dst := base + (y+row)*stride + x*bpp
+			copy(r.bo.Map[dst:dst+w*bpp], data[row*w*bpp:])
+		}
 	}
 	if r.tmpl.Format == pipe.FormatZ24S8 {
 		r.stencilWritten = true // written data may hold stencil: a depth-only clear must keep it
@@ -165,6 +178,16 @@ func (c *Context) ResourceRead(pr pipe.Resource, face, level, x, y, w, h int, ds
 	bpp := r.tmpl.Format.BytesPerPixel()
 	stride := int(r.levelStride(level))
 	base := int(r.imageOffset(face, level))
+	if n := r.samples(); n > 1 {
+		// A multisampled surface reads as its sample 0.
+		for row := 0; row < h; row++ {
+			for i := 0; i < w; i++ {
+				src := base + (y+row)*stride + (x+i)*bpp*n
+				copy(dst[(row*w+i)*bpp:][:bpp], r.bo.Map[src:])
+			}
+		}
+		return nil
+	}
 	for row := 0; row < h; row++ {
 		src := base + (y+row)*stride + x*bpp
 		copy(dst[row*w*bpp:(row+1)*w*bpp], r.bo.Map[src:])

@@ -116,6 +116,7 @@ type RenderTarget struct {
 	BOIndex, Offset, Stride     uint32
 	Enabled, Load, Store, Clear bool
 	Format                      cl.ColorFormat // colour target: hardware.md §4.4.1
+	AllSamples                  bool           // four samples per pixel (kernel.RenderTarget.AllSamples)
 }
 
 // Submit is everything one SUBMIT_CL needs.

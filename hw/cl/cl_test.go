@@ -169,7 +169,7 @@ func TestDocumentedSizes(t *testing.T) {
 		98: {"POINT_SIZE", 5}, 99: {"LINE_WIDTH", 5}, 101: {"DEPTH_OFFSET", 9}, 102: {"CLIP_WINDOW", 9},
 		103: {"VIEWPORT_OFFSET", 9}, 104: {"CLIPPER_Z_SCALE_AND_OFFSET", 9}, 105: {"CLIPPER_XY_SCALING", 9},
 		106: {"BLEND_CONFIG", 5}, 107: {"BLEND_CONSTANT_COLOR", 17}, 108: {"COLOR_MASK", 2},
-		109: {"STENCIL_CONFIG", 8}, 112: {"TILE_BINNING_MODE_CONFIGURATION", 14},
+		109: {"STENCIL_CONFIG", 8}, 110: {"OCCLUSION_QUERY_COUNTER", 5}, 112: {"TILE_BINNING_MODE_CONFIGURATION", 14},
 		113: {"TILE_RENDERING_MODE_CONFIGURATION", 6}, 114: {"CLEAR_COLORS", 10},
 		115: {"TILE_COORDINATES", 3}, 128: {"TILE_PRIMITIVE", 14},
 	}
@@ -198,7 +198,7 @@ func TestAddressFields(t *testing.T) {
 		OpBranch: {1}, OpBranchToSubList: {1},
 		OpStoreTileBufferGeneral: {2}, OpLoadTileBufferGeneral: {2},
 		OpIndexedPrimitiveList: {6}, OpVertexArrayPrimitivesIndirect: {2}, OpGLShaderState: {1},
-		OpTileBinningModeConfiguration: {1},
+		OpTileBinningModeConfiguration: {1}, OpOcclusionQueryCounter: {1},
 	}
 	for op := 0; op < 256; op++ {
 		got := AddressFields(uint8(op))

@@ -28,7 +28,7 @@ func buildBinList() []byte {
 
 const goldenBinList = `0x00010000: TILE_BINNING_MODE_CONFIGURATION tile_allocation_address=0xf0001000 tile_allocation_size=65536 width_in_tiles=4 height_in_tiles=3 multisample4x=0
 0x0001000e: START_TILE_BINNING
-0x0001000f: CONFIGURATION_BITS enable_forward_facing=1 enable_reverse_facing=1 clockwise_primitives=0 enable_depth_offset=0 depth_test_enable=1 depth_func=LESS z_updates_enable=1 early_z_enable=0 stencil_enable=0 multisample4x=0 sample_alpha_to_coverage=0 sample_coverage_enable=0 sample_coverage_mask=0x0
+0x0001000f: CONFIGURATION_BITS enable_forward_facing=1 enable_reverse_facing=1 clockwise_primitives=0 enable_depth_offset=0 depth_test_enable=1 depth_func=LESS z_updates_enable=1 early_z_enable=0 stencil_enable=0 clip_half_z=0 multisample4x=0 sample_alpha_to_coverage=0 sample_coverage_enable=0 sample_coverage_mask=0x0
 0x00010013: CLIP_WINDOW left=0 bottom=0 width=256 height=192
 0x0001001c: VIEWPORT_OFFSET x=128 y=96
 0x00010025: CLIPPER_XY_SCALING x=128 y=-96
@@ -62,7 +62,7 @@ func TestDecodeCLStopsAtHalt(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `0x00000000: TILE_COORDINATES column=1 row=2
-0x00000003: STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00100000 stride=1024
+0x00000003: STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00100000 stride=1024
 0x0000000d: HALT
 `
 	if out.String() != want {

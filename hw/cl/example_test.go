@@ -31,7 +31,7 @@ func ExampleDecodeCL() {
 	// Output:
 	// 0x00001000: TILE_COORDINATES column=0 row=0
 	// 0x00001003: BRANCH_TO_SUB_LIST address=0x00400000
-	// 0x00001008: STORE_TILE_BUFFER_GENERAL buffer=COLOR last_tile=1 address=0x00100000 stride=256
+	// 0x00001008: STORE_TILE_BUFFER_GENERAL buffer=COLOR all_samples=0 last_tile=1 address=0x00100000 stride=256
 	// 0x00001012: HALT
 }
 

@@ -438,6 +438,7 @@ const (
 	OpBlendConstantColor             uint8 = 107 // BLEND_CONSTANT_COLOR
 	OpColorMask                      uint8 = 108 // COLOR_MASK
 	OpStencilConfig                  uint8 = 109 // STENCIL_CONFIG
+	OpOcclusionQueryCounter          uint8 = 110 // OCCLUSION_QUERY_COUNTER
 	OpTileBinningModeConfiguration   uint8 = 112 // TILE_BINNING_MODE_CONFIGURATION
 	OpTileRenderingModeConfiguration uint8 = 113 // TILE_RENDERING_MODE_CONFIGURATION
 	OpClearColors                    uint8 = 114 // CLEAR_COLORS
@@ -475,6 +476,7 @@ const (
 	SizeBlendConstantColor             = 17
 	SizeColorMask                      = 2
 	SizeStencilConfig                  = 8
+	SizeOcclusionQueryCounter          = 5
 	SizeTileBinningModeConfiguration   = 14
 	SizeTileRenderingModeConfiguration = 6
 	SizeClearColors                    = 10
@@ -1267,10 +1269,11 @@ var layoutReturnFromSubList = Layout{
 
 // StoreTileBufferGeneral is the control-list record STORE_TILE_BUFFER_GENERAL.
 type StoreTileBufferGeneral struct {
-	Buffer   Buffer
-	LastTile bool
-	Address  uint32
-	Stride   uint32
+	Buffer     Buffer
+	AllSamples bool
+	LastTile   bool
+	Address    uint32
+	Stride     uint32
 }
 
 // Opcode returns OpStoreTileBufferGeneral.
@@ -1285,7 +1288,7 @@ func (r StoreTileBufferGeneral) Pack(dst []byte) {
 	dst[0] = OpStoreTileBufferGeneral
 	binary.LittleEndian.PutUint32(dst[2:], r.Address)
 	binary.LittleEndian.PutUint32(dst[6:], r.Stride)
-	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.LastTile)<<4)
+	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.AllSamples)<<2) | byte(b2u(r.LastTile)<<4)
 }
 
 // Unpack decodes a packed STORE_TILE_BUFFER_GENERAL from src, which must hold at least SizeStoreTileBufferGeneral bytes and start with OpStoreTileBufferGeneral.
@@ -1298,6 +1301,7 @@ func (r *StoreTileBufferGeneral) Unpack(src []byte) error {
 		return errOpcode(&layoutStoreTileBufferGeneral, src[0])
 	}
 	r.Buffer = Buffer(src[1] & 0x3)
+	r.AllSamples = src[1]>>2&0x1 != 0
 	r.LastTile = src[1]>>4&0x1 != 0
 	r.Address = binary.LittleEndian.Uint32(src[2:])
 	r.Stride = binary.LittleEndian.Uint32(src[6:])
@@ -1327,19 +1331,21 @@ var layoutStoreTileBufferGeneral = Layout{
 	Lists:  ListRender,
 	Fields: []Field{
 		{Name: "Buffer", Text: "buffer", Start: 8, Width: 2, Kind: KindEnum, Enum: &enumBuffer},
+		{Name: "AllSamples", Text: "all_samples", Start: 10, Width: 1, Kind: KindBool},
 		{Name: "LastTile", Text: "last_tile", Start: 12, Width: 1, Kind: KindBool},
 		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
 		{Name: "Stride", Text: "stride", Start: 48, Width: 32, Kind: KindUint},
 	},
 	AddressOffsets: []int{2},
-	Reserved:       []byte{0x00, 0xec, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	Reserved:       []byte{0x00, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // LoadTileBufferGeneral is the control-list record LOAD_TILE_BUFFER_GENERAL.
 type LoadTileBufferGeneral struct {
-	Buffer  Buffer
-	Address uint32
-	Stride  uint32
+	Buffer     Buffer
+	AllSamples bool
+	Address    uint32
+	Stride     uint32
 }
 
 // Opcode returns OpLoadTileBufferGeneral.
@@ -1354,7 +1360,7 @@ func (r LoadTileBufferGeneral) Pack(dst []byte) {
 	dst[0] = OpLoadTileBufferGeneral
 	binary.LittleEndian.PutUint32(dst[2:], r.Address)
 	binary.LittleEndian.PutUint32(dst[6:], r.Stride)
-	dst[1] = byte((uint32(r.Buffer) & 0x3))
+	dst[1] = byte((uint32(r.Buffer) & 0x3)) | byte(b2u(r.AllSamples)<<2)
 }
 
 // Unpack decodes a packed LOAD_TILE_BUFFER_GENERAL from src, which must hold at least SizeLoadTileBufferGeneral bytes and start with OpLoadTileBufferGeneral.
@@ -1367,6 +1373,7 @@ func (r *LoadTileBufferGeneral) Unpack(src []byte) error {
 		return errOpcode(&layoutLoadTileBufferGeneral, src[0])
 	}
 	r.Buffer = Buffer(src[1] & 0x3)
+	r.AllSamples = src[1]>>2&0x1 != 0
 	r.Address = binary.LittleEndian.Uint32(src[2:])
 	r.Stride = binary.LittleEndian.Uint32(src[6:])
 	return nil
@@ -1395,11 +1402,12 @@ var layoutLoadTileBufferGeneral = Layout{
 	Lists:  ListRender,
 	Fields: []Field{
 		{Name: "Buffer", Text: "buffer", Start: 8, Width: 2, Kind: KindEnum, Enum: &enumBuffer},
+		{Name: "AllSamples", Text: "all_samples", Start: 10, Width: 1, Kind: KindBool},
 		{Name: "Address", Text: "address", Start: 16, Width: 32, Kind: KindUint, Address: true},
 		{Name: "Stride", Text: "stride", Start: 48, Width: 32, Kind: KindUint},
 	},
 	AddressOffsets: []int{2},
-	Reserved:       []byte{0x00, 0xfc, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	Reserved:       []byte{0x00, 0xf8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // IndexedPrimitiveList is the control-list record INDEXED_PRIMITIVE_LIST.
@@ -1683,6 +1691,7 @@ type ConfigurationBits struct {
 	ZUpdatesEnable        bool
 	EarlyZEnable          bool
 	StencilEnable         bool
+	ClipHalfZ             bool
 	Multisample4x         bool
 	SampleAlphaToCoverage bool
 	SampleCoverageEnable  bool
@@ -1700,7 +1709,7 @@ func (r ConfigurationBits) Pack(dst []byte) {
 	_ = dst[SizeConfigurationBits-1]
 	dst[0] = OpConfigurationBits
 	dst[1] = byte(b2u(r.EnableForwardFacing)) | byte(b2u(r.EnableReverseFacing)<<1) | byte(b2u(r.ClockwisePrimitives)<<2) | byte(b2u(r.EnableDepthOffset)<<3) | byte(b2u(r.DepthTestEnable)<<4)
-	dst[2] = byte((uint32(r.DepthFunc) & 0x7)) | byte(b2u(r.ZUpdatesEnable)<<3) | byte(b2u(r.EarlyZEnable)<<4) | byte(b2u(r.StencilEnable)<<5)
+	dst[2] = byte((uint32(r.DepthFunc) & 0x7)) | byte(b2u(r.ZUpdatesEnable)<<3) | byte(b2u(r.EarlyZEnable)<<4) | byte(b2u(r.StencilEnable)<<5) | byte(b2u(r.ClipHalfZ)<<6)
 	dst[3] = byte(b2u(r.Multisample4x)) | byte(b2u(r.SampleAlphaToCoverage)<<1) | byte(b2u(r.SampleCoverageEnable)<<2) | byte((uint32(r.SampleCoverageMask)&0xf)<<4)
 }
 
@@ -1722,6 +1731,7 @@ func (r *ConfigurationBits) Unpack(src []byte) error {
 	r.ZUpdatesEnable = src[2]>>3&0x1 != 0
 	r.EarlyZEnable = src[2]>>4&0x1 != 0
 	r.StencilEnable = src[2]>>5&0x1 != 0
+	r.ClipHalfZ = src[2]>>6&0x1 != 0
 	r.Multisample4x = src[3]&0x1 != 0
 	r.SampleAlphaToCoverage = src[3]>>1&0x1 != 0
 	r.SampleCoverageEnable = src[3]>>2&0x1 != 0
@@ -1760,12 +1770,13 @@ var layoutConfigurationBits = Layout{
 		{Name: "ZUpdatesEnable", Text: "z_updates_enable", Start: 19, Width: 1, Kind: KindBool},
 		{Name: "EarlyZEnable", Text: "early_z_enable", Start: 20, Width: 1, Kind: KindBool},
 		{Name: "StencilEnable", Text: "stencil_enable", Start: 21, Width: 1, Kind: KindBool},
+		{Name: "ClipHalfZ", Text: "clip_half_z", Start: 22, Width: 1, Kind: KindBool},
 		{Name: "Multisample4x", Text: "multisample4x", Start: 24, Width: 1, Kind: KindBool},
 		{Name: "SampleAlphaToCoverage", Text: "sample_alpha_to_coverage", Start: 25, Width: 1, Kind: KindBool},
 		{Name: "SampleCoverageEnable", Text: "sample_coverage_enable", Start: 26, Width: 1, Kind: KindBool},
 		{Name: "SampleCoverageMask", Text: "sample_coverage_mask", Start: 28, Width: 4, Kind: KindUint, Hex: true},
 	},
-	Reserved: []byte{0x00, 0xe0, 0xc0, 0x08},
+	Reserved: []byte{0x00, 0xe0, 0x80, 0x08},
 }
 
 // FlatShadeFlags is the control-list record FLAT_SHADE_FLAGS.
@@ -2556,6 +2567,62 @@ var layoutStencilConfig = Layout{
 		{Name: "DepthPass", Text: "depth_pass", Start: 48, Width: 3, Kind: KindEnum, Enum: &enumStencilOp},
 	},
 	Reserved: []byte{0x00, 0x8c, 0x00, 0x00, 0x00, 0x88, 0xf8, 0xff},
+}
+
+// OcclusionQueryCounter is the control-list record OCCLUSION_QUERY_COUNTER.
+type OcclusionQueryCounter struct {
+	Address uint32
+}
+
+// Opcode returns OpOcclusionQueryCounter.
+func (OcclusionQueryCounter) Opcode() uint8 { return OpOcclusionQueryCounter }
+
+// Size returns SizeOcclusionQueryCounter, the packed size in bytes.
+func (OcclusionQueryCounter) Size() int { return SizeOcclusionQueryCounter }
+
+// Pack writes the packed OCCLUSION_QUERY_COUNTER to dst[:SizeOcclusionQueryCounter]. dst must hold at least SizeOcclusionQueryCounter bytes.
+func (r OcclusionQueryCounter) Pack(dst []byte) {
+	_ = dst[SizeOcclusionQueryCounter-1]
+	dst[0] = OpOcclusionQueryCounter
+	binary.LittleEndian.PutUint32(dst[1:], r.Address)
+}
+
+// Unpack decodes a packed OCCLUSION_QUERY_COUNTER from src, which must hold at least SizeOcclusionQueryCounter bytes and start with OpOcclusionQueryCounter.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *OcclusionQueryCounter) Unpack(src []byte) error {
+	if len(src) < SizeOcclusionQueryCounter {
+		return errShort(&layoutOcclusionQueryCounter, len(src))
+	}
+	if src[0] != OpOcclusionQueryCounter {
+		return errOpcode(&layoutOcclusionQueryCounter, src[0])
+	}
+	r.Address = binary.LittleEndian.Uint32(src[1:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r OcclusionQueryCounter) String() string {
+	var b [SizeOcclusionQueryCounter]byte
+	r.Pack(b[:])
+	return layoutOcclusionQueryCounter.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r OcclusionQueryCounter) Check() error {
+	return nil
+}
+
+var layoutOcclusionQueryCounter = Layout{
+	Name:   "OCCLUSION_QUERY_COUNTER",
+	GoName: "OcclusionQueryCounter",
+	Opcode: OpOcclusionQueryCounter,
+	Size:   SizeOcclusionQueryCounter,
+	Lists:  ListBin | ListTile,
+	Fields: []Field{
+		{Name: "Address", Text: "address", Start: 8, Width: 32, Kind: KindUint, Address: true},
+	},
+	AddressOffsets: []int{1},
+	Reserved:       []byte{0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
 // TileBinningModeConfiguration is the control-list record TILE_BINNING_MODE_CONFIGURATION.
@@ -3381,6 +3448,7 @@ var recordLayouts = [256]*Layout{
 	OpBlendConstantColor:             &layoutBlendConstantColor,
 	OpColorMask:                      &layoutColorMask,
 	OpStencilConfig:                  &layoutStencilConfig,
+	OpOcclusionQueryCounter:          &layoutOcclusionQueryCounter,
 	OpTileBinningModeConfiguration:   &layoutTileBinningModeConfiguration,
 	OpTileRenderingModeConfiguration: &layoutTileRenderingModeConfiguration,
 	OpClearColors:                    &layoutClearColors,
@@ -3467,6 +3535,8 @@ func newRecord(op uint8) Record {
 		return &ColorMask{}
 	case OpStencilConfig:
 		return &StencilConfig{}
+	case OpOcclusionQueryCounter:
+		return &OcclusionQueryCounter{}
 	case OpTileBinningModeConfiguration:
 		return &TileBinningModeConfiguration{}
 	case OpTileRenderingModeConfiguration:
@@ -3596,6 +3666,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		var r StencilConfig
 		err := r.Unpack(b)
 		return r, err
+	case OpOcclusionQueryCounter:
+		var r OcclusionQueryCounter
+		err := r.Unpack(b)
+		return r, err
 	case OpTileBinningModeConfiguration:
 		var r TileBinningModeConfiguration
 		err := r.Unpack(b)
@@ -3650,6 +3724,7 @@ var allRecords = []Record{
 	BlendConstantColor{},
 	ColorMask{},
 	StencilConfig{},
+	OcclusionQueryCounter{},
 	TileBinningModeConfiguration{},
 	TileRenderingModeConfiguration{},
 	ClearColors{},

@@ -90,7 +90,7 @@ func (w Winsys) Submit(s *tg.Submit) (uint64, error) {
 
 func renderTarget(t tg.RenderTarget) kernel.RenderTarget {
 	return kernel.RenderTarget{BOIndex: t.BOIndex, Offset: t.Offset, Stride: t.Stride,
-		Enabled: t.Enabled, Load: t.Load, Store: t.Store, Clear: t.Clear, Format: t.Format}
+		Enabled: t.Enabled, Load: t.Load, Store: t.Store, Clear: t.Clear, Format: t.Format, AllSamples: t.AllSamples}
 }
 
 // Wait implements tg.Winsys.
