@@ -81,6 +81,8 @@ type binner struct {
 	tileBase     uint32
 	poolNext     uint32
 	poolEnd      uint32
+	initialPool  bool // the lists still take blocks from TILE_BINNING_MODE_CONFIGURATION's pool
+	listReserve  uint32 // end of the initial pool's part kept for tile lists (vstore.go)
 	overflowSeen uint64
 	gen          uint64
 
@@ -98,6 +100,8 @@ type binner struct {
 
 	clip      clipper
 	primCount uint32
+
+	vs vertexStore
 
 	// The last MARKER record and its version (1 + markers seen in this
 	// job; 0 means none yet).
@@ -145,6 +149,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.flushAllVer = 0
 	b.markerVer = 0
 	b.configured = false
+	b.vs.startJob()
 	g := b.g
 	g.mu.Lock()
 	b.overflowSeen = g.overflow.gen
@@ -289,6 +294,8 @@ func (b *binner) configure(r []byte) error {
 	b.tileBase = addr
 	b.poolNext = addr + uint32(first)
 	b.poolEnd = addr + size
+	b.initialPool = true
+	b.listReserve = uint32(min(uint64(b.poolNext)+listReserveBytes(n), uint64(b.poolEnd)))
 	b.configured = true
 	return nil
 }
@@ -356,6 +363,7 @@ func (b *binner) allocBlock() (uint32, error) {
 			return 0, errAborted
 		}
 		b.poolNext, b.poolEnd = addr, addr+size
+		b.initialPool = false
 		if uint64(addr)+uint64(size) > 1<<32 {
 			b.poolEnd = math.MaxUint32
 		}
@@ -396,7 +404,10 @@ func (b *binner) primitives(r []byte) error {
 	}
 	b.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleX))), 1)
 	b.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleY))), 1)
-	return b.assemble(mode)
+	assembled, dropped := b.perf.ctr[CtrBinPrimitives], b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]
+	err := b.assemble(mode)
+	b.vs.recordOutcome(b.perf.ctr[CtrBinPrimitives]-assembled, b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]-dropped)
+	return err
 }
 
 // Primitive modes (GL order).
@@ -498,10 +509,41 @@ func (b *binner) shadeVertices() error {
 	if err != nil {
 		return err
 	}
+	b.vs.slots = 0
+	if vsProg := b.storeCandidate(prog, slots); vsProg != nil {
+		b.vs.reserve(b, slots)
+		if b.vs.slots > 0 {
+			err := b.shade(vsProg, b.vs.slots)
+			if err == nil {
+				if b.vs.slots == slots {
+					return nil
+				}
+				// The rest of the slots beyond the store's budget: positions only.
+				return b.shadeFrom(prog, b.vs.slots, slots)
+			}
+			if err == errAborted {
+				return err
+			}
+			// The vertex shader fails here: bin with the coordinate
+			// shader and let the tiles run the vertex shader, so the
+			// failure is reported where it always was.
+			b.vs.slots = 0
+		}
+	}
+	return b.shade(prog, slots)
+}
+
+// shade runs prog on slots [0, slots), on helper threads when it pays.
+func (b *binner) shade(prog *qpu.Program, slots int) error {
 	if n := b.shadeHelpers(prog, slots); n > 0 {
 		return b.shadeParallel(prog, slots, n)
 	}
 	return b.shadeRange(b.core, b.m, prog, &b.batch, 0, slots, &b.perf)
+}
+
+// shadeFrom runs the coordinate shader prog on slots [s0, s1).
+func (b *binner) shadeFrom(prog *qpu.Program, s0, s1 int) error {
+	return b.shadeRange(b.core, b.m, prog, &b.batch, s0, s1, &b.perf)
 }
 
 // shadeRange runs the coordinate shader on slots [s0, s1) of b.pos (s0 a
@@ -509,6 +551,13 @@ func (b *binner) shadeVertices() error {
 // first batch that fails, as the hardware's single binner thread would.
 func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.Batch, s0, s1 int, perf *perfCounts) error {
 	writesPS := b.sr.flags&shaderFlagWritesPointSize != 0
+	// Slots below vs.slots run the full vertex shader and are stored.
+	store := s0 < b.vs.slots
+	stage, uniforms := qpu.StageCoordinate, b.sr.csUniforms
+	if store {
+		stage, uniforms = qpu.StageVertex, b.sr.vsUniforms
+		s1 = min(s1, b.vs.slots)
+	}
 	var idx [qpu.Lanes]uint32
 	lo := b.minIdx
 	for s := s0; s < s1; s += qpu.Lanes {
@@ -527,8 +576,8 @@ func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.B
 		if err := loadAttributes(m, &b.sr, idx[:cnt], bt.VPMIn); err != nil {
 			return err
 		}
-		bt.Stage = qpu.StageCoordinate
-		bt.UniformsVA = b.sr.csUniforms
+		bt.Stage = stage
+		bt.UniformsVA = uniforms
 		bt.QPUNumber = 0
 		bt.LaneMask = uint16(1<<cnt - 1)
 		if err := runShader(b.g, core, m, prog, bt); err != nil {
@@ -548,8 +597,23 @@ func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.B
 				p[4] = bt.VPMOut[4*16+l]
 			}
 		}
+		if store {
+			if err := b.vs.write(m, bt, b.pos, s, cnt, p4(writesPS), b.sr.numVaryings); err != nil {
+				return err
+			}
+			perf.ctr[CtrBinStoredVertices] += uint64(cnt)
+		}
 	}
 	return nil
+}
+
+// p4 is the VPM row of the first varying: after the point size when the
+// shader writes one.
+func p4(writesPS bool) int {
+	if writesPS {
+		return 5
+	}
+	return 4
 }
 
 // Parallel binning (vertex work). A coordinate shader that writes no
@@ -652,6 +716,14 @@ func (b *binner) shadeParallel(prog *qpu.Program, slots, n int) error {
 		}
 	}
 	return nil
+}
+
+// slotIndex is the shaded slot of index position k.
+func (b *binner) slotIndex(k int) int {
+	if b.dense {
+		return int(b.indices[k] - b.minIdx)
+	}
+	return k
 }
 
 // slot returns b.pos offset of index position k.
@@ -876,9 +948,16 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	var rec [14]byte
 	rec[0] = opTilePrimitive
 	rec[1] = kind
-	binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
-	binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
-	binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
+	if k0, k1, k2 := b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2); max(k0, k1, k2) < b.vs.slots {
+		rec[0] = opTilePrimitiveStored
+		binary.LittleEndian.PutUint32(rec[2:], b.vs.addr(k0))
+		binary.LittleEndian.PutUint32(rec[6:], b.vs.addr(k1))
+		binary.LittleEndian.PutUint32(rec[10:], b.vs.addr(k2))
+	} else {
+		binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
+		binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
+		binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
+	}
 	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
 		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
 			t := &b.tiles[ty*b.tilesW+tx]

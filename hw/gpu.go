@@ -82,6 +82,9 @@ type GPU struct {
 	// noParallelBin makes the binner shade every vertex itself (tests
 	// compare with shadeParallel).
 	noParallelBin bool
+	// noVertexStore makes the binner run only the coordinate shader and
+	// the tiles re-shade every vertex (tests compare both paths).
+	noVertexStore bool
 
 	// xlat shares translated shader programs between jobs and engines,
 	// keyed by address and content (qpu.TranslationCache).
@@ -378,9 +381,9 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if r >= regPerfCounterBase && r < regPerfCounterBase+8*Reg(NumCounters) && r%4 == 0 {
-		v := g.counters[(r-regPerfCounterBase)/8].Load()
-		if r%8 != 0 {
+	if c, hi, ok := perfCounterIndex(r); ok {
+		v := g.counters[c].Load()
+		if hi {
 			return uint32(v >> 32)
 		}
 		return uint32(v)

@@ -344,7 +344,8 @@ func TestParallelBinningMatchesSerial(t *testing.T) {
 	}
 	depth := cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
 		DepthTestEnable: true, DepthFunc: cl.CompareLess, ZUpdatesEnable: true}
-	fr := &testFrame{width: 160, height: 120, clear: 0xFF000000, clearDepth: 0xFFFFFF, draws: []testDraw{
+	// poolExtra: the vertex store needs 22,500 × 36 bytes of pool.
+	fr := &testFrame{width: 160, height: 120, clear: 0xFF000000, clearDepth: 0xFFFFFF, poolExtra: 2 << 20, draws: []testDraw{
 		{mode: cl.PrimTriangles, verts: verts, state: []cl.Record{depth}},
 	}}
 	ref := newTestKernel(t, 2, 32<<20)

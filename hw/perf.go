@@ -59,16 +59,50 @@ const (
 	CtrHSRPrimitives         // primitives hidden-surface removal skipped (never rasterised)
 	CtrRasterBlocks          // 4×4 blocks the block rasteriser found fully covered
 
+	// Counters appended after the first 32 (either engine: see
+	// counterEngine). Their registers are in the second window.
+	CtrBinStoredVertices // BIN: vertices the binner shaded with the full vertex shader and stored (vertex store)
+	CtrVSStoredVertices  // RENDER: stored vertices tiles read instead of running the vertex shader
+
 	NumCounters
 )
 
-// The counter ranges of the two engines.
+// The first 32 counters come in two ranges, the BIN engine's and the
+// RENDER engine's; counters appended after them name their engine in
+// counterEngine.
 const (
 	CounterBinFirst    = CtrBinPrimitives
 	CounterRenderFirst = CtrTiles
-	NumBinCounters     = int(CounterRenderFirst - CounterBinFirst)
-	NumRenderCounters  = int(NumCounters - CounterRenderFirst)
+	// counterAppendedFirst is the first counter past the two ranges.
+	counterAppendedFirst = CtrRasterBlocks + 1
 )
+
+// counterEngine is the engine of each appended counter.
+var counterEngine = [NumCounters]uint8{
+	CtrBinStoredVertices: EngineBin,
+	CtrVSStoredVertices:  EngineRender,
+}
+
+// engineCounterList[e] is engine e's counters in counter order: the order
+// of EVENT_WRITE's counter dump.
+var engineCounterList = func() (l [2][]Counter) {
+	for c := Counter(0); c < NumCounters; c++ {
+		l[c.Engine()] = append(l[c.Engine()], c)
+	}
+	return l
+}()
+
+// NumBinCounters and NumRenderCounters are how many counters each engine
+// has (the length of its EVENT_WRITE counter dump).
+var (
+	NumBinCounters    = len(engineCounterList[EngineBin])
+	NumRenderCounters = len(engineCounterList[EngineRender])
+)
+
+// EngineCounters returns engine e's counters (EngineBin or EngineRender) in
+// counter order, the order EVENT_WRITE dumps them in. The slice is shared:
+// callers must not modify it.
+func EngineCounters(e int) []Counter { return engineCounterList[e&1] }
 
 var counterNames = [NumCounters]string{
 	CtrBinPrimitives:         "bin.primitives",
@@ -103,6 +137,8 @@ var counterNames = [NumCounters]string{
 	CtrFSInstructions:        "fs.instructions",
 	CtrHSRPrimitives:         "render.hsr_primitives",
 	CtrRasterBlocks:          "render.raster_blocks",
+	CtrBinStoredVertices:     "bin.stored_vertices",
+	CtrVSStoredVertices:      "vs.stored_vertices",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -115,29 +151,48 @@ func (c Counter) String() string {
 
 // Engine is the engine that counts c.
 func (c Counter) Engine() int {
-	if c < CounterRenderFirst {
+	switch {
+	case c >= counterAppendedFirst && c < NumCounters:
+		return int(counterEngine[c])
+	case c < CounterRenderFirst:
 		return EngineBin
 	}
 	return EngineRender
 }
 
-// engineCounters is the range of engine e's counters.
-func engineCounters(e int) (first Counter, n int) {
-	if e == EngineBin {
-		return CounterBinFirst, NumBinCounters
+// RegPerfCounter is the low word of counter c in the counter block; the
+// high word is at +4. The first 32 counters are at 0xA00 + 8·c, the rest
+// in the second window at 0x1000 + 8·(c − 32).
+func RegPerfCounter(c Counter) Reg {
+	if c < perfWindow1Counters {
+		return regPerfCounterBase + 8*Reg(c)
 	}
-	return CounterRenderFirst, NumRenderCounters
+	return regPerfCounterBase2 + 8*Reg(c-perfWindow1Counters)
 }
 
-// RegPerfCounter is the low word of counter c in the counter block; the
-// high word is at +4.
-func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
+// perfCounterIndex is the counter whose low (hi=false) or high word
+// register r is.
+func perfCounterIndex(r Reg) (c Counter, hi, ok bool) {
+	switch {
+	case r >= regPerfCounterBase && r < regPerfCounterBase+8*perfWindow1Counters && r%4 == 0:
+		c = Counter((r - regPerfCounterBase) / 8)
+	case r >= regPerfCounterBase2 && r < regPerfCounterBase2+8*perfWindow2Counters && r%4 == 0:
+		c = perfWindow1Counters + Counter((r-regPerfCounterBase2)/8)
+	default:
+		return 0, false, false
+	}
+	return c, r%8 != 0, c < NumCounters
+}
 
-const regPerfCounterBase Reg = 0xA00
+const (
+	regPerfCounterBase  Reg = 0xA00
+	regPerfCounterBase2 Reg = 0x1000
+	perfWindow1Counters     = 32 // 0xA00..0xAFF: the tile trace's registers begin at 0xB00
+	perfWindow2Counters     = 64 // 0x1000..0x11FF
+)
 
-// The block's registers end where the tile trace's begin: at most 32
-// counters fit below 0xB00.
-var _ [0xB00 - int(regPerfCounterBase) - 8*int(NumCounters)]struct{}
+// Both windows together bound the number of counters.
+var _ [perfWindow1Counters + perfWindow2Counters - int(NumCounters)]struct{}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

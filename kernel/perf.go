@@ -353,15 +353,15 @@ func (d *Device) jobInfo(j *job, err *Error) JobInfo {
 		} else {
 			t.RenderStart, t.RenderEnd = start, end
 		}
-		first, n := hw.CounterBinFirst, hw.NumBinCounters
+		hwe := hw.EngineBin
 		if e == engineRender {
-			first, n = hw.CounterRenderFirst, hw.NumRenderCounters
+			hwe = hw.EngineRender
 		}
-		for i := 0; i < n; i++ {
+		for i, c := range hw.EngineCounters(hwe) {
 			a := d.load64(base + reportOff(e, false) + 8 + 8*uint32(i))
 			b := d.load64(base + reportOff(e, true) + 8 + 8*uint32(i))
 			if b >= a {
-				info.Counters[int(first)+i] = b - a
+				info.Counters[c] = b - a
 			}
 		}
 	}
