@@ -81,7 +81,7 @@ type binner struct {
 	tileBase     uint32
 	poolNext     uint32
 	poolEnd      uint32
-	initialPool  bool // the lists still take blocks from TILE_BINNING_MODE_CONFIGURATION's pool
+	initialPool  bool   // the lists still take blocks from TILE_BINNING_MODE_CONFIGURATION's pool
 	listReserve  uint32 // end of the initial pool's part kept for tile lists (vstore.go)
 	overflowSeen uint64
 	gen          uint64

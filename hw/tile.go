@@ -508,6 +508,7 @@ func (w *worker) segmentVertices() error {
 
 // loadStored reads the segment's unique vertices from the binner's vertex
 // store (vstore.go): at each address, vstride words in w.vout's layout.
+// Neighbouring vertices of a mesh share pages: the last page is kept.
 func (w *worker) loadStored() error {
 	n := len(w.uniq)
 	need := n * w.vstride
@@ -517,14 +518,19 @@ func (w *worker) loadStored() error {
 	w.vout = w.vout[:need]
 	size := uint32(4 * w.vstride)
 	var tmp [4 * storeWordsMax]byte
+	var page []byte
+	pageVA := uint32(1)
 	for i, va := range w.uniq {
 		var src []byte
-		if va&pageMask+size <= pageSize {
-			pa, f := w.m.translate(va, false)
-			if f != nil {
-				return f
+		if off := va & pageMask; off+size <= pageSize {
+			if va&^pageMask != pageVA {
+				p, f := w.m.page(va&^pageMask, false)
+				if f != nil {
+					return f
+				}
+				page, pageVA = p, va&^pageMask
 			}
-			src = w.m.mem[pa : pa+size]
+			src = page[off : off+size]
 		} else {
 			if f := w.m.read(va, tmp[:size]); f != nil {
 				return f
@@ -532,6 +538,10 @@ func (w *worker) loadStored() error {
 			src = tmp[:size]
 		}
 		o := w.vout[i*w.vstride : (i+1)*w.vstride]
+		if hostLittleEndian {
+			copy(floatBytes(o), src)
+			continue
+		}
 		for k := range o {
 			o[k] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*k:]))
 		}

@@ -3,6 +3,7 @@ package hw
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
 )
@@ -142,34 +143,55 @@ func listReserveBytes(tiles int) uint64 {
 	return max(64<<10, uint64(min(tiles/16, 1024))*tileBlockSize)
 }
 
+// floatBytes is f's memory as bytes, in the host's order.
+func floatBytes(f []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
+}
+
 // addr is the VA of stored slot k.
 func (vs *vertexStore) addr(k int) uint32 { return vs.base + uint32(k*vs.stride*4) }
 
 // write stores lanes 0..cnt-1 of the batch just shaded for slots s.. :
 // position, point size (as the binner resolved it into pos) and nv
-// varyings from VPM row vrow on.
+// varyings from VPM row vrow on. Consecutive slots are consecutive in
+// memory: one translation per page.
 func (vs *vertexStore) write(m *mmu, bt *qpu.Batch, pos []float32, s, cnt, vrow, nv int) error {
-	n := 4 * vs.stride
+	n := uint32(4 * vs.stride)
 	var tmp [4 * storeWordsMax]byte
-	for l := 0; l < cnt; l++ {
-		va := vs.addr(s + l)
+	var vert [storeWordsMax]float32
+	var page []byte // the page holding pageVA
+	pageVA := uint32(1)
+	out := bt.VPMOut
+	va := vs.addr(s)
+	for l := 0; l < cnt; l, va = l+1, va+n {
+		off := va & pageMask
+		direct := off+n <= pageSize
 		var dst []byte
-		direct := va&pageMask+uint32(n) <= pageSize
 		if direct {
-			pa, f := m.translate(va, true)
-			if f != nil {
-				return f
+			if va&^pageMask != pageVA {
+				p, f := m.page(va&^pageMask, true)
+				if f != nil {
+					return f
+				}
+				page, pageVA = p, va&^pageMask
 			}
-			dst = m.mem[pa : pa+uint32(n)]
+			dst = page[off : off+n]
 		} else {
 			dst = tmp[:n]
 		}
-		for c := 0; c < 4; c++ {
-			binary.LittleEndian.PutUint32(dst[4*c:], math.Float32bits(bt.VPMOut[c*16+l]))
+		v := vert[:vs.stride]
+		v[0], v[1], v[2], v[3] = out[l], out[16+l], out[32+l], out[48+l]
+		v[4] = pos[(s+l)*posWords+4]
+		row := vrow*qpu.Lanes + l
+		for k := 5; k < len(v); k, row = k+1, row+qpu.Lanes {
+			v[k] = out[row]
 		}
-		binary.LittleEndian.PutUint32(dst[16:], math.Float32bits(pos[(s+l)*posWords+4]))
-		for k := 0; k < nv; k++ {
-			binary.LittleEndian.PutUint32(dst[20+4*k:], math.Float32bits(bt.VPMOut[(vrow+k)*16+l]))
+		if hostLittleEndian {
+			copy(dst, floatBytes(v))
+		} else {
+			for k, x := range v {
+				binary.LittleEndian.PutUint32(dst[4*k:], math.Float32bits(x))
+			}
 		}
 		if !direct {
 			if f := m.write(va, dst); f != nil {
