@@ -102,6 +102,10 @@ type binner struct {
 	primCount uint32
 
 	vs vertexStore
+	// storesMem remembers programStoresMemory of the last programs asked
+	// about in this job (a draw per uniform change asks for the same ones).
+	storesMem     [4]storesMemEntry
+	storesMemNext int
 
 	// The last MARKER record and its version (1 + markers seen in this
 	// job; 0 means none yet).
@@ -150,6 +154,7 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.markerVer = 0
 	b.configured = false
 	b.vs.startJob()
+	b.storesMem = [4]storesMemEntry{}
 	g := b.g
 	g.mu.Lock()
 	b.overflowSeen = g.overflow.gen
@@ -650,10 +655,29 @@ type vertexHelper struct {
 // TMU_STORE_ADDR anywhere in its code): vertices could then see each
 // other's stores in another order.
 func (b *binner) shadeHelpers(prog *qpu.Program, slots int) int {
-	if b.g.noParallelBin || b.g.cores < 2 || slots < minParallelSlots || b.sr.scratchSize != 0 || programStoresMemory(prog) {
+	if b.g.noParallelBin || b.g.cores < 2 || slots < minParallelSlots || b.sr.scratchSize != 0 || b.storesMemory(prog) {
 		return 0
 	}
 	return min(b.g.cores-1, maxVertexHelpers, slots/minParallelSlots*2)
+}
+
+type storesMemEntry struct {
+	p      *qpu.Program
+	stores bool
+}
+
+// storesMemory is programStoresMemory(p), remembered for the job's last
+// few programs (the program cache, and so p, lives for one job).
+func (b *binner) storesMemory(p *qpu.Program) bool {
+	for _, e := range b.storesMem {
+		if e.p == p {
+			return e.stores
+		}
+	}
+	e := &b.storesMem[b.storesMemNext%len(b.storesMem)]
+	b.storesMemNext++
+	e.p, e.stores = p, programStoresMemory(p)
+	return e.stores
 }
 
 // programStoresMemory reports whether some instruction of p (reached or

@@ -87,7 +87,7 @@ func (b *binner) storeCandidate(cs *qpu.Program, slots int) *qpu.Program {
 	if err != nil {
 		return nil // the tiles report it, as without the store
 	}
-	if programStoresMemory(vs) {
+	if b.storesMemory(vs) {
 		return nil
 	}
 	// V·f ≤ C with f = dropped/assembled.
