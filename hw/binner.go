@@ -809,9 +809,35 @@ const (
 	tilePrimTriangle = 2
 )
 
+// Outcome of classifying one primitive (binResult.status).
+const (
+	binSkip     = iota // an index beyond MaxIndex: not a primitive
+	binRejected        // outside the view volume or the clip window, NaN, or clipped away
+	binCulled          // dropped by facing
+	binBinned          // reaches the tiles tx0..tx1 × ty0..ty1
+)
+
+// binResult is what classify found for one primitive: the part of binning
+// that depends on nothing but the primitive and the state, and so can be
+// computed for many primitives at once (parallel binning, below).
+type binResult struct {
+	status, kind       uint8
+	clipped            bool
+	triangle           bool // a triangle that passed culling (PERF_TRIANGLES)
+	tx0, ty0, tx1, ty1 uint16
+	i0, i1, i2         int32
+}
+
 // bin clip-tests, culls and bins one primitive given by index positions.
 func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
-	if !b.valid[i0] || !b.valid[i1] || !b.valid[i2] {
+	r := b.classify(&b.clip, kind, i0, i1, i2)
+	return b.commit(&r)
+}
+
+// commit counts a classified primitive and appends it to the tile list of
+// every tile it touches, in submission order.
+func (b *binner) commit(r *binResult) error {
+	if r.status == binSkip {
 		return nil
 	}
 	b.primCount++
@@ -824,6 +850,67 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		// kernel's watchdog judges a hang by these counters not moving.
 		b.perf.flushProgress(b.g)
 	}
+	if r.clipped {
+		b.perf.ctr[CtrBinClipped]++
+	}
+	if r.triangle {
+		b.perf.triangles++
+	}
+	switch r.status {
+	case binRejected:
+		b.perf.ctr[CtrBinRejected]++
+		return nil
+	case binCulled:
+		b.perf.ctr[CtrBinCulled]++
+		return nil
+	}
+	b.perf.ctr[CtrBinBinned]++
+	i0, i1, i2 := int(r.i0), int(r.i1), int(r.i2)
+	var rec [14]byte
+	rec[0] = opTilePrimitive
+	rec[1] = r.kind
+	if k0, k1, k2 := b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2); max(k0, k1, k2) < b.vs.slots {
+		rec[0] = opTilePrimitiveStored
+		binary.LittleEndian.PutUint32(rec[2:], b.vs.addr(k0))
+		binary.LittleEndian.PutUint32(rec[6:], b.vs.addr(k1))
+		binary.LittleEndian.PutUint32(rec[10:], b.vs.addr(k2))
+	} else {
+		binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
+		binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
+		binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
+	}
+	for ty := int(r.ty0); ty <= int(r.ty1); ty++ {
+		for tx := int(r.tx0); tx <= int(r.tx1); tx++ {
+			t := &b.tiles[ty*b.tilesW+tx]
+			if t.marker != b.markerVer {
+				if err := b.emit(t, b.marker[:]); err != nil {
+					return err
+				}
+				t.marker = b.markerVer
+			}
+			if t.version != b.stVer {
+				if err := b.copyState(t); err != nil {
+					return err
+				}
+			}
+			if err := b.emit(t, rec[:]); err != nil {
+				return err
+			}
+			b.perf.ctr[CtrBinTileRefs]++
+		}
+	}
+	return nil
+}
+
+// classify clip-tests and culls one primitive and finds the tiles it
+// touches. It reads the binner's state, positions and indices and writes
+// only clip's scratch, so helpers may classify primitives concurrently.
+func (b *binner) classify(clip *clipper, kind uint8, i0, i1, i2 int) binResult {
+	res := binResult{kind: kind, i0: int32(i0), i1: int32(i1), i2: int32(i2)}
+	if !b.valid[i0] || !b.valid[i1] || !b.valid[i2] {
+		return res // binSkip
+	}
+	res.status = binRejected
 	s := &b.st
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
 	var pts [3]*[4]float32
@@ -831,7 +918,7 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	nv := int(kind) + 1
 	and, or := uint32(0xFF), uint32(0)
 	for k := 0; k < nv; k++ {
-		o := b.clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
+		o := clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
 		// Trivial reject against the view volume proper.
 		x, y, w := pts[k][0], pts[k][1], pts[k][3]
 		if x < -w {
@@ -853,14 +940,12 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	for k := 0; k < nv; k++ {
 		for c := 0; c < 4; c++ {
 			if pts[k][c] != pts[k][c] {
-				b.perf.ctr[CtrBinRejected]++
-				return nil
+				return res
 			}
 		}
 	}
 	if and != 0 {
-		b.perf.ctr[CtrBinRejected]++
-		return nil
+		return res
 	}
 	var minX, minY, maxX, maxY float32
 	var area float32
@@ -881,22 +966,20 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		}
 	} else {
 		// Clip against near/far/w to bound the visible part.
-		b.perf.ctr[CtrBinClipped]++
+		res.clipped = true
 		var poly [3]clipVert
 		for k := 0; k < nv; k++ {
 			poly[k].pos = *pts[k]
 		}
-		b.clip.nvary = 0
-		out := b.clip.clip(poly[:nv], outNear|outFar|outW)
+		clip.nvary = 0
+		out := clip.clip(poly[:nv], outNear|outFar|outW)
 		if len(out) == 0 && kind == tilePrimTriangle {
-			b.perf.ctr[CtrBinRejected]++
-			return nil
+			return res
 		}
 		if kind != tilePrimTriangle && len(out) == 0 {
 			// Points and lines: keep those with any vertex in front.
 			if or&outW != 0 && and&outW != 0 {
-				b.perf.ctr[CtrBinRejected]++
-				return nil
+				return res
 			}
 			for k := 0; k < nv; k++ {
 				poly[k].pos = *pts[k]
@@ -934,14 +1017,14 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 				front = !front
 			}
 			if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
-				b.perf.ctr[CtrBinCulled]++
-				return nil
+				res.status = binCulled
+				return res
 			}
 		} else if !s.cfgForward && !s.cfgReverse {
-			b.perf.ctr[CtrBinCulled]++
-			return nil
+			res.status = binCulled
+			return res
 		}
-		b.perf.triangles++
+		res.triangle = true
 	case tilePrimPoint:
 		r := max(p0[4], 1)/2 + 1
 		minX, maxX, minY, maxY = minX-r, maxX+r, minY-r, maxY+r
@@ -959,50 +1042,17 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		cr, ct = min(cr, s.clipL+s.clipW), min(ct, s.clipB+s.clipH)
 	}
 	if !(fx1 >= float64(cl) && fx0 < float64(cr) && fy1 >= float64(cb) && fy0 < float64(ct)) {
-		b.perf.ctr[CtrBinRejected]++
-		return nil // also rejects NaN bounds
+		return res // also rejects NaN bounds
 	}
 	x0, x1 := max(int(math.Max(fx0, float64(cl))), cl), min(int(math.Min(fx1, float64(cr-1))), cr-1)
 	y0, y1 := max(int(math.Max(fy0, float64(cb))), cb), min(int(math.Min(fy1, float64(ct-1))), ct-1)
 	if x0 > x1 || y0 > y1 {
-		b.perf.ctr[CtrBinRejected]++
-		return nil
+		return res
 	}
-	b.perf.ctr[CtrBinBinned]++
-	var rec [14]byte
-	rec[0] = opTilePrimitive
-	rec[1] = kind
-	if k0, k1, k2 := b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2); max(k0, k1, k2) < b.vs.slots {
-		rec[0] = opTilePrimitiveStored
-		binary.LittleEndian.PutUint32(rec[2:], b.vs.addr(k0))
-		binary.LittleEndian.PutUint32(rec[6:], b.vs.addr(k1))
-		binary.LittleEndian.PutUint32(rec[10:], b.vs.addr(k2))
-	} else {
-		binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
-		binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
-		binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
-	}
-	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
-		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
-			t := &b.tiles[ty*b.tilesW+tx]
-			if t.marker != b.markerVer {
-				if err := b.emit(t, b.marker[:]); err != nil {
-					return err
-				}
-				t.marker = b.markerVer
-			}
-			if t.version != b.stVer {
-				if err := b.copyState(t); err != nil {
-					return err
-				}
-			}
-			if err := b.emit(t, rec[:]); err != nil {
-				return err
-			}
-			b.perf.ctr[CtrBinTileRefs]++
-		}
-	}
-	return nil
+	res.status = binBinned
+	res.tx0, res.tx1 = uint16(x0/b.tsize), uint16(x1/b.tsize)
+	res.ty0, res.ty1 = uint16(y0/b.tsize), uint16(y1/b.tsize)
+	return res
 }
 
 // copyState brings a tile list's state up to date: it writes the state
