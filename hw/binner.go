@@ -102,6 +102,11 @@ type binner struct {
 	primCount uint32
 
 	vs vertexStore
+
+	// parallel binning: the helpers' clippers and a window of classified
+	// primitives
+	classifiers []clipper
+	res         []binResult
 	// storesMem remembers programStoresMemory of the last programs asked
 	// about in this job (a draw per uniform change asks for the same ones).
 	storesMem     [4]storesMemEntry
@@ -763,43 +768,132 @@ func (b *binner) slot(k int) []float32 {
 // triangles in GL order and bins each.
 func (b *binner) assemble(mode uint32) error {
 	n := len(b.indices)
-	var err error
-	switch mode {
-	case primPoints:
-		for i := 0; i < n && err == nil; i++ {
-			err = b.bin(tilePrimPoint, i, i, i)
-		}
-	case primLines:
-		for i := 0; i+1 < n && err == nil; i += 2 {
-			err = b.bin(tilePrimLine, i, i+1, i+1)
-		}
-	case primLineStrip, primLineLoop:
-		for i := 0; i+1 < n && err == nil; i++ {
-			err = b.bin(tilePrimLine, i, i+1, i+1)
-		}
-		if mode == primLineLoop && n >= 2 && err == nil {
-			err = b.bin(tilePrimLine, n-1, 0, 0)
-		}
-	case primTriangles:
-		for i := 0; i+2 < n && err == nil; i += 3 {
-			err = b.bin(tilePrimTriangle, i, i+1, i+2)
-		}
-	case primTriangleStrip:
-		// Odd triangles swap their first two vertices so every triangle
-		// keeps the strip's winding and its provoking vertex last.
-		for i := 0; i+2 < n && err == nil; i++ {
-			if i&1 == 0 {
-				err = b.bin(tilePrimTriangle, i, i+1, i+2)
-			} else {
-				err = b.bin(tilePrimTriangle, i+1, i, i+2)
-			}
-		}
-	case primTriangleFan:
-		for i := 1; i+1 < n && err == nil; i++ {
-			err = b.bin(tilePrimTriangle, 0, i, i+1)
+	count := primitiveCount(mode, n)
+	if h := b.binHelpers(count); h > 0 {
+		return b.assembleParallel(mode, n, count, h)
+	}
+	for p := 0; p < count; p++ {
+		kind, i0, i1, i2 := primitiveAt(mode, p, n)
+		if err := b.bin(kind, i0, i1, i2); err != nil {
+			return err
 		}
 	}
-	return err
+	return nil
+}
+
+// primitiveCount is how many primitives mode makes of n vertices.
+func primitiveCount(mode uint32, n int) int {
+	switch mode {
+	case primPoints:
+		return n
+	case primLines:
+		return n / 2
+	case primLineStrip:
+		return max(n-1, 0)
+	case primLineLoop:
+		if n < 2 {
+			return 0
+		}
+		return n
+	case primTriangles:
+		return n / 3
+	case primTriangleStrip, primTriangleFan:
+		return max(n-2, 0)
+	}
+	return 0
+}
+
+// primitiveAt is primitive p of mode over n index positions: its kind and
+// the index positions of its vertices, provoking vertex last. Odd
+// triangles of a strip swap their first two vertices so every triangle
+// keeps the strip's winding.
+func primitiveAt(mode uint32, p, n int) (kind uint8, i0, i1, i2 int) {
+	switch mode {
+	case primPoints:
+		return tilePrimPoint, p, p, p
+	case primLines:
+		return tilePrimLine, 2 * p, 2*p + 1, 2*p + 1
+	case primLineStrip, primLineLoop:
+		if p == n-1 { // the loop's closing line
+			return tilePrimLine, n - 1, 0, 0
+		}
+		return tilePrimLine, p, p + 1, p + 1
+	case primTriangles:
+		return tilePrimTriangle, 3 * p, 3*p + 1, 3*p + 2
+	case primTriangleStrip:
+		if p&1 == 0 {
+			return tilePrimTriangle, p, p + 1, p + 2
+		}
+		return tilePrimTriangle, p + 1, p, p + 2
+	default: // primTriangleFan
+		return tilePrimTriangle, 0, p + 1, p + 2
+	}
+}
+
+// Parallel binning (tile lists). Classifying a primitive (clip test,
+// culling, tile range) reads only the state and the shaded positions, so
+// a large record's primitives are classified in windows of binWindow on
+// the binner's thread and its helpers, each taking a contiguous range;
+// the binner then commits each window's primitives in order — counters
+// and tile-list writes exactly as serial binning makes them, so the lists
+// do not depend on the number of threads. Counter
+// bin.parallel_primitives counts the primitives helpers classified.
+const (
+	// minParallelPrims is the smallest record classified in parallel.
+	minParallelPrims = 8192
+	// binWindow bounds the classified primitives waiting to be committed.
+	binWindow = 16384
+)
+
+// binHelpers is how many helper threads classify count primitives.
+func (b *binner) binHelpers(count int) int {
+	if b.g.noParallelBin || b.g.cores < 2 || count < minParallelPrims {
+		return 0
+	}
+	return min(b.g.cores-1, maxVertexHelpers)
+}
+
+func (b *binner) assembleParallel(mode uint32, n, count, h int) error {
+	if len(b.classifiers) < h {
+		b.classifiers = make([]clipper, h)
+	}
+	if cap(b.res) < binWindow {
+		b.res = make([]binResult, binWindow)
+	}
+	var wg sync.WaitGroup
+	for w0 := 0; w0 < count; w0 += binWindow {
+		w1 := min(w0+binWindow, count)
+		res := b.res[:w1-w0]
+		classify := func(clip *clipper, p0, p1 int) {
+			for p := p0; p < p1; p++ {
+				kind, i0, i1, i2 := primitiveAt(mode, p, n)
+				res[p-w0] = b.classify(clip, kind, i0, i1, i2)
+			}
+		}
+		per := (w1 - w0 + h) / (h + 1)
+		for k := 0; k < h; k++ {
+			p0, p1 := min(w0+(k+1)*per, w1), min(w0+(k+2)*per, w1)
+			if p0 >= p1 {
+				break
+			}
+			clip := &b.classifiers[k]
+			clip.guardX, clip.guardY = b.clip.guardX, b.clip.guardY
+			b.perf.ctr[CtrBinParallelPrimitives] += uint64(p1 - p0)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				classify(clip, p0, p1)
+			}()
+		}
+		classify(&b.clip, w0, min(w0+per, w1))
+		wg.Wait()
+		for i := range res {
+			if err := b.commit(&res[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Tile primitive modes.

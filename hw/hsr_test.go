@@ -366,7 +366,7 @@ func TestParallelBinningMatchesSerial(t *testing.T) {
 		// alone.
 		regs := []Reg{RegPerfVertices, RegPerfQPUInstructions, RegPerfXlatInstructions, RegPerfNativeInstructions}
 		for c := Counter(0); c < NumCounters; c++ {
-			if c != CtrBinParallelVertices {
+			if c != CtrBinParallelVertices && c != CtrBinParallelPrimitives {
 				regs = append(regs, RegPerfCounter(c))
 			}
 		}

@@ -61,8 +61,9 @@ const (
 
 	// Counters appended after the first 32 (either engine: see
 	// counterEngine). Their registers are in the second window.
-	CtrBinStoredVertices // BIN: vertices the binner shaded with the full vertex shader and stored (vertex store)
-	CtrVSStoredVertices  // RENDER: stored vertices tiles read instead of running the vertex shader
+	CtrBinStoredVertices     // BIN: vertices the binner shaded with the full vertex shader and stored (vertex store)
+	CtrVSStoredVertices      // RENDER: stored vertices tiles read instead of running the vertex shader
+	CtrBinParallelPrimitives // BIN: of bin.primitives, those classified (clip test, culling, tiles) by the binner's helper threads
 
 	NumCounters
 )
@@ -79,8 +80,9 @@ const (
 
 // counterEngine is the engine of each appended counter.
 var counterEngine = [NumCounters]uint8{
-	CtrBinStoredVertices: EngineBin,
-	CtrVSStoredVertices:  EngineRender,
+	CtrBinStoredVertices:     EngineBin,
+	CtrVSStoredVertices:      EngineRender,
+	CtrBinParallelPrimitives: EngineBin,
 }
 
 // engineCounterList[e] is engine e's counters in counter order: the order
@@ -139,6 +141,7 @@ var counterNames = [NumCounters]string{
 	CtrRasterBlocks:          "render.raster_blocks",
 	CtrBinStoredVertices:     "bin.stored_vertices",
 	CtrVSStoredVertices:      "vs.stored_vertices",
+	CtrBinParallelPrimitives: "bin.parallel_primitives",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"bytes"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -179,5 +180,71 @@ func TestVertexStoreHeuristic(t *testing.T) {
 				t.Errorf("second record: %d vertices stored, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestParallelTileListsMatchSerial: records of ≥ minParallelPrims
+// primitives of every mode — clipped, culled, outside the view, NaN,
+// dropped indices — classified by helper threads and committed in order
+// give byte-identical tile-allocation memory (lists, vertex store and all),
+// image and counters to the binner alone.
+func TestParallelTileListsMatchSerial(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	// Small primitives (the test is about binning, not fill): clusters of
+	// 50 vertices within 0.1 of a centre in [-1.3, 1.3]², w in [-0.2, 2]
+	// so some cross the w = 0 plane and are clipped.
+	var verts []testVertex
+	var cx, cy, w float32
+	for i := 0; i < 30000; i++ {
+		if i%50 == 0 {
+			cx, cy, w = rng.Float32()*2.6-1.3, rng.Float32()*2.6-1.3, rng.Float32()*2.2-0.2
+		}
+		vw := w + rng.Float32()*0.1
+		verts = append(verts, testVertex{x: (cx + rng.Float32()*0.1) * vw, y: (cy + rng.Float32()*0.1) * vw, z: (rng.Float32()*2 - 1) * vw, w: vw,
+			r: rng.Float32(), g: rng.Float32(), b: rng.Float32(), a: 1})
+	}
+	verts[17].x = float32(math.NaN())
+	fan := []testVertex{{x: 0.2, y: 0.1, w: 1}}
+	for i := 0; i < 9000; i++ {
+		a := float64(i) * 0.01
+		fan = append(fan, testVertex{x: 0.2 + 0.05*float32(math.Cos(a)), y: 0.1 + 0.05*float32(math.Sin(a)), w: 1, g: 1, a: 1})
+	}
+	var idx []uint32
+	for i := 0; i < 30000; i++ {
+		idx = append(idx, uint32(rng.Intn(30100))) // some beyond MaxIndex
+	}
+	cull := cl.ConfigurationBits{EnableForwardFacing: true, DepthTestEnable: true, DepthFunc: cl.CompareLess, ZUpdatesEnable: true}
+	both := cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true}
+	fr := &testFrame{width: 200, height: 150, clear: 0xFF000000, clearDepth: 0xFFFFFF, poolExtra: 16 << 20, draws: []testDraw{
+		{mode: cl.PrimTriangles, verts: verts, state: []cl.Record{cull}},
+		{mode: cl.PrimTriangleStrip, verts: verts[:20000], state: []cl.Record{both}},
+		{mode: cl.PrimTriangleFan, verts: fan},
+		{mode: cl.PrimLineLoop, verts: verts[:10000], indices: idx[:10000]},
+		{mode: cl.PrimPoints, verts: verts, indices: idx[:12000]},
+	}}
+	ref := newTestKernel(t, 2, 64<<20)
+	ref.g.noParallelBin = true
+	want := ref.renderFrame(fr)
+	k := newTestKernel(t, 3, 64<<20)
+	got := k.renderFrame(fr)
+	if !bytes.Equal(got.tileAlloc, want.tileAlloc) {
+		t.Error("tile-allocation memory differs")
+	}
+	if !bytes.Equal(got.color, want.color) || !bytes.Equal(got.zs, want.zs) {
+		t.Error("image differs")
+	}
+	for c := Counter(0); c < NumCounters; c++ {
+		if c == CtrBinParallelVertices || c == CtrBinParallelPrimitives {
+			continue
+		}
+		if a, b := counter(k, c), counter(ref, c); a != b {
+			t.Errorf("%v = %d, want %d", c, a, b)
+		}
+	}
+	if n := counter(k, CtrBinParallelPrimitives); n == 0 || counter(ref, CtrBinParallelPrimitives) != 0 {
+		t.Errorf("bin.parallel_primitives = %d (binner alone: %d)", n, counter(ref, CtrBinParallelPrimitives))
+	}
+	if counter(k, CtrBinRejected) == 0 || counter(k, CtrBinCulled) == 0 || counter(k, CtrBinClipped) == 0 {
+		t.Errorf("the frame must reject, cull and clip: %d %d %d", counter(k, CtrBinRejected), counter(k, CtrBinCulled), counter(k, CtrBinClipped))
 	}
 }
