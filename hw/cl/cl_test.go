@@ -171,7 +171,7 @@ func TestDocumentedSizes(t *testing.T) {
 		106: {"BLEND_CONFIG", 5}, 107: {"BLEND_CONSTANT_COLOR", 17}, 108: {"COLOR_MASK", 2},
 		109: {"STENCIL_CONFIG", 8}, 112: {"TILE_BINNING_MODE_CONFIGURATION", 14},
 		113: {"TILE_RENDERING_MODE_CONFIGURATION", 6}, 114: {"CLEAR_COLORS", 10},
-		115: {"TILE_COORDINATES", 3}, 128: {"TILE_PRIMITIVE", 14},
+		115: {"TILE_COORDINATES", 3}, 128: {"TILE_PRIMITIVE", 14}, 129: {"TILE_PRIMITIVE_STORED", 14},
 	}
 	for op := 0; op < 256; op++ {
 		w, documented := want[uint8(op)]
