@@ -107,6 +107,9 @@ type binner struct {
 	// primitives
 	classifiers []clipper
 	res         []binResult
+	// per shaded slot: outcode and window position (prepareVertices)
+	vcode []uint8
+	vwin  []float32
 	// storesMem remembers programStoresMemory of the last programs asked
 	// about in this job (a draw per uniform change asks for the same ones).
 	storesMem     [4]storesMemEntry
@@ -414,6 +417,7 @@ func (b *binner) primitives(r []byte) error {
 	}
 	b.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleX))), 1)
 	b.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleY))), 1)
+	b.prepareVertices()
 	assembled, dropped := b.perf.ctr[CtrBinPrimitives], b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]
 	err := b.assemble(mode)
 	b.vs.recordOutcome(b.perf.ctr[CtrBinPrimitives]-assembled, b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]-dropped)
@@ -491,6 +495,7 @@ const posWords = 5
 // each is shaded once; otherwise slot k belongs to index position k.
 func (b *binner) shadeVertices() error {
 	n := len(b.indices)
+	b.pos = b.pos[:0]
 	if n == 0 {
 		return nil
 	}
@@ -928,6 +933,59 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	return b.commit(&r)
 }
 
+// codeNaN marks a vertex with a NaN position in binner.vcode.
+const codeNaN = 1 << 7
+
+// prepareVertices computes, once per shaded slot, what classifying the
+// primitives using it needs: its outcode against the view volume and
+// near/far/w planes (codeNaN for a NaN position) and, when it is in front
+// of those planes, its window position — the same expressions classify
+// used per primitive, so the results are the same bits.
+func (b *binner) prepareVertices() {
+	slots := len(b.pos) / posWords
+	if cap(b.vcode) < slots {
+		b.vcode = make([]uint8, slots)
+		b.vwin = make([]float32, 2*slots)
+	}
+	b.vcode, b.vwin = b.vcode[:slots], b.vwin[:2*slots]
+	s := &b.st
+	for k := 0; k < slots; k++ {
+		p := (*[4]float32)(b.pos[k*posWords : k*posWords+4])
+		x, y, z, w := p[0], p[1], p[2], p[3]
+		var o uint8
+		if z < -w {
+			o |= outNear
+		}
+		if z > w {
+			o |= outFar
+		}
+		if w < wEpsilon {
+			o |= outW
+		}
+		if x < -w {
+			o |= outLeft
+		}
+		if x > w {
+			o |= outRight
+		}
+		if y < -w {
+			o |= outBottom
+		}
+		if y > w {
+			o |= outTop
+		}
+		if x != x || y != y || z != z || w != w {
+			o |= codeNaN
+		}
+		b.vcode[k] = o
+		if o&(outNear|outFar|outW|codeNaN) == 0 {
+			inv := 1 / w
+			b.vwin[2*k] = x*inv*s.scaleX + s.vpX
+			b.vwin[2*k+1] = y*inv*s.scaleY + s.vpY
+		}
+	}
+}
+
 // commit counts a classified primitive and appends it to the tile list of
 // every tile it touches, in submission order.
 func (b *binner) commit(r *binResult) error {
@@ -1009,36 +1067,18 @@ func (b *binner) classify(clip *clipper, kind uint8, i0, i1, i2 int) binResult {
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
 	var pts [3]*[4]float32
 	pts[0], pts[1], pts[2] = (*[4]float32)(p0[:4]), (*[4]float32)(p1[:4]), (*[4]float32)(p2[:4])
+	k3 := [3]int{b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2)}
 	nv := int(kind) + 1
+	// Outcodes against the view volume and window positions were computed
+	// once per vertex (prepareVertices).
 	and, or := uint32(0xFF), uint32(0)
 	for k := 0; k < nv; k++ {
-		o := clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
-		// Trivial reject against the view volume proper.
-		x, y, w := pts[k][0], pts[k][1], pts[k][3]
-		if x < -w {
-			o |= outLeft
-		}
-		if x > w {
-			o |= outRight
-		}
-		if y < -w {
-			o |= outBottom
-		}
-		if y > w {
-			o |= outTop
-		}
+		o := uint32(b.vcode[k3[k]])
 		and &= o
 		or |= o
 	}
 	// NaN positions are dropped.
-	for k := 0; k < nv; k++ {
-		for c := 0; c < 4; c++ {
-			if pts[k][c] != pts[k][c] {
-				return res
-			}
-		}
-	}
-	if and != 0 {
+	if or&codeNaN != 0 || and != 0 {
 		return res
 	}
 	var minX, minY, maxX, maxY float32
@@ -1046,9 +1086,7 @@ func (b *binner) classify(clip *clipper, kind uint8, i0, i1, i2 int) binResult {
 	if or&(outNear|outFar|outW) == 0 {
 		var wx, wy [3]float32
 		for k := 0; k < nv; k++ {
-			inv := 1 / pts[k][3]
-			wx[k] = pts[k][0]*inv*s.scaleX + s.vpX
-			wy[k] = pts[k][1]*inv*s.scaleY + s.vpY
+			wx[k], wy[k] = b.vwin[2*k3[k]], b.vwin[2*k3[k]+1]
 		}
 		minX, maxX, minY, maxY = wx[0], wx[0], wy[0], wy[0]
 		for k := 1; k < nv; k++ {
