@@ -197,20 +197,20 @@ func (c *Context) traceJob(j *kernel.JobInfo) {
 	} else {
 		r.GPUAsync(gputrace.PidKernel, "kernel", track+": queued", j.Fence, t.Queued, t.Retired, args...)
 	}
-	counters := func(first, n int) []gputrace.Arg {
+	counters := func(engine int) []gputrace.Arg {
 		out := append([]gputrace.Arg(nil), args[:1]...)
-		for i := first; i < first+n; i++ {
-			if v := j.Counters[i]; v != 0 {
-				out = append(out, gputrace.Arg{Key: kernel.PerfCounter(i).String(), Value: v})
+		for _, c := range hw.EngineCounters(engine) {
+			if v := j.Counters[c]; v != 0 {
+				out = append(out, gputrace.Arg{Key: kernel.PerfCounter(c).String(), Value: v})
 			}
 		}
 		return out
 	}
 	if t.BinEnd != 0 {
-		r.GPUSpan(gputrace.PidGPU, gputrace.TidBinRing, "bin", "bin "+name, t.BinStart, t.BinEnd, counters(int(hw.CounterBinFirst), hw.NumBinCounters)...)
+		r.GPUSpan(gputrace.PidGPU, gputrace.TidBinRing, "bin", "bin "+name, t.BinStart, t.BinEnd, counters(hw.EngineBin)...)
 	}
 	if t.RenderEnd != 0 {
-		r.GPUSpan(gputrace.PidGPU, gputrace.TidRender, "render", "render "+name, t.RenderStart, t.RenderEnd, counters(int(hw.CounterRenderFirst), hw.NumRenderCounters)...)
+		r.GPUSpan(gputrace.PidGPU, gputrace.TidRender, "render", "render "+name, t.RenderStart, t.RenderEnd, counters(hw.EngineRender)...)
 	}
 	for _, tile := range j.Tiles {
 		tid := gputrace.TidCore0 + tile.Core

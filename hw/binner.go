@@ -81,6 +81,8 @@ type binner struct {
 	tileBase     uint32
 	poolNext     uint32
 	poolEnd      uint32
+	initialPool  bool   // the lists still take blocks from TILE_BINNING_MODE_CONFIGURATION's pool
+	listReserve  uint32 // end of the initial pool's part kept for tile lists (vstore.go)
 	overflowSeen uint64
 	gen          uint64
 
@@ -102,6 +104,20 @@ type binner struct {
 
 	clip      clipper
 	primCount uint32
+
+	vs vertexStore
+
+	// parallel binning: the helpers' clippers and a window of classified
+	// primitives
+	classifiers []clipper
+	res         []binResult
+	// per shaded slot: outcode and window position (prepareVertices)
+	vcode []uint8
+	vwin  []float32
+	// storesMem remembers programStoresMemory of the last programs asked
+	// about in this job (a draw per uniform change asks for the same ones).
+	storesMem     [4]storesMemEntry
+	storesMemNext int
 
 	// The last MARKER record and its version (1 + markers seen in this
 	// job; 0 means none yet).
@@ -150,6 +166,8 @@ func (b *binner) run(va, size uint32, gen uint64) error {
 	b.flushAllVer = 0
 	b.markerVer = 0
 	b.configured = false
+	b.vs.startJob()
+	b.storesMem = [4]storesMemEntry{}
 	g := b.g
 	g.mu.Lock()
 	b.overflowSeen = g.overflow.gen
@@ -299,6 +317,8 @@ func (b *binner) configure(r []byte) error {
 	b.tileBase = addr
 	b.poolNext = addr + uint32(first)
 	b.poolEnd = addr + size
+	b.initialPool = true
+	b.listReserve = uint32(min(uint64(b.poolNext)+listReserveBytes(n), uint64(b.poolEnd)))
 	b.configured = true
 	return nil
 }
@@ -366,6 +386,7 @@ func (b *binner) allocBlock() (uint32, error) {
 			return 0, errAborted
 		}
 		b.poolNext, b.poolEnd = addr, addr+size
+		b.initialPool = false
 		if uint64(addr)+uint64(size) > 1<<32 {
 			b.poolEnd = math.MaxUint32
 		}
@@ -406,7 +427,11 @@ func (b *binner) primitives(r []byte) error {
 	}
 	b.clip.guardX = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleX))), 1)
 	b.clip.guardY = guardBandPixels / max(float32(math.Abs(float64(b.st.scaleY))), 1)
-	return b.assemble(mode)
+	b.prepareVertices()
+	assembled, dropped := b.perf.ctr[CtrBinPrimitives], b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]
+	err := b.assemble(mode)
+	b.vs.recordOutcome(b.perf.ctr[CtrBinPrimitives]-assembled, b.perf.ctr[CtrBinRejected]+b.perf.ctr[CtrBinCulled]-dropped)
+	return err
 }
 
 // Primitive modes (GL order).
@@ -480,6 +505,7 @@ const posWords = 5
 // each is shaded once; otherwise slot k belongs to index position k.
 func (b *binner) shadeVertices() error {
 	n := len(b.indices)
+	b.pos = b.pos[:0]
 	if n == 0 {
 		return nil
 	}
@@ -508,10 +534,41 @@ func (b *binner) shadeVertices() error {
 	if err != nil {
 		return err
 	}
+	b.vs.slots = 0
+	if vsProg := b.storeCandidate(prog, slots); vsProg != nil {
+		b.vs.reserve(b, slots)
+		if b.vs.slots > 0 {
+			err := b.shade(vsProg, b.vs.slots)
+			if err == nil {
+				if b.vs.slots == slots {
+					return nil
+				}
+				// The rest of the slots beyond the store's budget: positions only.
+				return b.shadeFrom(prog, b.vs.slots, slots)
+			}
+			if err == errAborted {
+				return err
+			}
+			// The vertex shader fails here: bin with the coordinate
+			// shader and let the tiles run the vertex shader, so the
+			// failure is reported where it always was.
+			b.vs.slots = 0
+		}
+	}
+	return b.shade(prog, slots)
+}
+
+// shade runs prog on slots [0, slots), on helper threads when it pays.
+func (b *binner) shade(prog *qpu.Program, slots int) error {
 	if n := b.shadeHelpers(prog, slots); n > 0 {
 		return b.shadeParallel(prog, slots, n)
 	}
 	return b.shadeRange(b.core, b.m, prog, &b.batch, 0, slots, &b.perf)
+}
+
+// shadeFrom runs the coordinate shader prog on slots [s0, s1).
+func (b *binner) shadeFrom(prog *qpu.Program, s0, s1 int) error {
+	return b.shadeRange(b.core, b.m, prog, &b.batch, s0, s1, &b.perf)
 }
 
 // shadeRange runs the coordinate shader on slots [s0, s1) of b.pos (s0 a
@@ -519,6 +576,13 @@ func (b *binner) shadeVertices() error {
 // first batch that fails, as the hardware's single binner thread would.
 func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.Batch, s0, s1 int, perf *perfCounts) error {
 	writesPS := b.sr.flags&shaderFlagWritesPointSize != 0
+	// Slots below vs.slots run the full vertex shader and are stored.
+	store := s0 < b.vs.slots
+	stage, uniforms := qpu.StageCoordinate, b.sr.csUniforms
+	if store {
+		stage, uniforms = qpu.StageVertex, b.sr.vsUniforms
+		s1 = min(s1, b.vs.slots)
+	}
 	var idx [qpu.Lanes]uint32
 	lo := b.minIdx
 	for s := s0; s < s1; s += qpu.Lanes {
@@ -537,15 +601,15 @@ func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.B
 		if err := loadAttributes(m, &b.sr, idx[:cnt], bt.VPMIn); err != nil {
 			return err
 		}
-		bt.Stage = qpu.StageCoordinate
-		bt.UniformsVA = b.sr.csUniforms
+		bt.Stage = stage
+		bt.UniformsVA = uniforms
 		bt.QPUNumber = 0
 		bt.LaneMask = uint16(1<<cnt - 1)
 		if err := runShader(b.g, core, m, prog, bt); err != nil {
 			return err
 		}
 		perf.qpuInstructions += bt.Instructions
-		perf.takeCore(core)
+		perf.takeCore(core, EngineBin)
 		perf.vertices += uint64(cnt)
 		perf.ctr[CtrCSInstructions] += bt.Instructions
 		perf.ctr[CtrCSVertices] += uint64(cnt)
@@ -558,8 +622,23 @@ func (b *binner) shadeRange(core *qpu.Core, m *mmu, prog *qpu.Program, bt *qpu.B
 				p[4] = bt.VPMOut[4*16+l]
 			}
 		}
+		if store {
+			if err := b.vs.write(m, bt, b.pos, s, cnt, p4(writesPS), b.sr.numVaryings); err != nil {
+				return err
+			}
+			perf.ctr[CtrBinStoredVertices] += uint64(cnt)
+		}
 	}
 	return nil
+}
+
+// p4 is the VPM row of the first varying: after the point size when the
+// shader writes one.
+func p4(writesPS bool) int {
+	if writesPS {
+		return 5
+	}
+	return 4
 }
 
 // Parallel binning (vertex work). A coordinate shader that writes no
@@ -596,10 +675,29 @@ type vertexHelper struct {
 // TMU_STORE_ADDR anywhere in its code): vertices could then see each
 // other's stores in another order.
 func (b *binner) shadeHelpers(prog *qpu.Program, slots int) int {
-	if b.g.noParallelBin || b.g.cores < 2 || slots < minParallelSlots || b.sr.scratchSize != 0 || programStoresMemory(prog) {
+	if b.g.noParallelBin || b.g.cores < 2 || slots < minParallelSlots || b.sr.scratchSize != 0 || b.storesMemory(prog) {
 		return 0
 	}
 	return min(b.g.cores-1, maxVertexHelpers, slots/minParallelSlots*2)
+}
+
+type storesMemEntry struct {
+	p      *qpu.Program
+	stores bool
+}
+
+// storesMemory is programStoresMemory(p), remembered for the job's last
+// few programs (the program cache, and so p, lives for one job).
+func (b *binner) storesMemory(p *qpu.Program) bool {
+	for _, e := range b.storesMem {
+		if e.p == p {
+			return e.stores
+		}
+	}
+	e := &b.storesMem[b.storesMemNext%len(b.storesMem)]
+	b.storesMemNext++
+	e.p, e.stores = p, programStoresMemory(p)
+	return e.stores
 }
 
 // programStoresMemory reports whether some instruction of p (reached or
@@ -664,6 +762,14 @@ func (b *binner) shadeParallel(prog *qpu.Program, slots, n int) error {
 	return nil
 }
 
+// slotIndex is the shaded slot of index position k.
+func (b *binner) slotIndex(k int) int {
+	if b.dense {
+		return int(b.indices[k] - b.minIdx)
+	}
+	return k
+}
+
 // slot returns b.pos offset of index position k.
 func (b *binner) slot(k int) []float32 {
 	if b.dense {
@@ -677,43 +783,132 @@ func (b *binner) slot(k int) []float32 {
 // triangles in GL order and bins each.
 func (b *binner) assemble(mode uint32) error {
 	n := len(b.indices)
-	var err error
-	switch mode {
-	case primPoints:
-		for i := 0; i < n && err == nil; i++ {
-			err = b.bin(tilePrimPoint, i, i, i)
-		}
-	case primLines:
-		for i := 0; i+1 < n && err == nil; i += 2 {
-			err = b.bin(tilePrimLine, i, i+1, i+1)
-		}
-	case primLineStrip, primLineLoop:
-		for i := 0; i+1 < n && err == nil; i++ {
-			err = b.bin(tilePrimLine, i, i+1, i+1)
-		}
-		if mode == primLineLoop && n >= 2 && err == nil {
-			err = b.bin(tilePrimLine, n-1, 0, 0)
-		}
-	case primTriangles:
-		for i := 0; i+2 < n && err == nil; i += 3 {
-			err = b.bin(tilePrimTriangle, i, i+1, i+2)
-		}
-	case primTriangleStrip:
-		// Odd triangles swap their first two vertices so every triangle
-		// keeps the strip's winding and its provoking vertex last.
-		for i := 0; i+2 < n && err == nil; i++ {
-			if i&1 == 0 {
-				err = b.bin(tilePrimTriangle, i, i+1, i+2)
-			} else {
-				err = b.bin(tilePrimTriangle, i+1, i, i+2)
-			}
-		}
-	case primTriangleFan:
-		for i := 1; i+1 < n && err == nil; i++ {
-			err = b.bin(tilePrimTriangle, 0, i, i+1)
+	count := primitiveCount(mode, n)
+	if h := b.binHelpers(count); h > 0 {
+		return b.assembleParallel(mode, n, count, h)
+	}
+	for p := 0; p < count; p++ {
+		kind, i0, i1, i2 := primitiveAt(mode, p, n)
+		if err := b.bin(kind, i0, i1, i2); err != nil {
+			return err
 		}
 	}
-	return err
+	return nil
+}
+
+// primitiveCount is how many primitives mode makes of n vertices.
+func primitiveCount(mode uint32, n int) int {
+	switch mode {
+	case primPoints:
+		return n
+	case primLines:
+		return n / 2
+	case primLineStrip:
+		return max(n-1, 0)
+	case primLineLoop:
+		if n < 2 {
+			return 0
+		}
+		return n
+	case primTriangles:
+		return n / 3
+	case primTriangleStrip, primTriangleFan:
+		return max(n-2, 0)
+	}
+	return 0
+}
+
+// primitiveAt is primitive p of mode over n index positions: its kind and
+// the index positions of its vertices, provoking vertex last. Odd
+// triangles of a strip swap their first two vertices so every triangle
+// keeps the strip's winding.
+func primitiveAt(mode uint32, p, n int) (kind uint8, i0, i1, i2 int) {
+	switch mode {
+	case primPoints:
+		return tilePrimPoint, p, p, p
+	case primLines:
+		return tilePrimLine, 2 * p, 2*p + 1, 2*p + 1
+	case primLineStrip, primLineLoop:
+		if p == n-1 { // the loop's closing line
+			return tilePrimLine, n - 1, 0, 0
+		}
+		return tilePrimLine, p, p + 1, p + 1
+	case primTriangles:
+		return tilePrimTriangle, 3 * p, 3*p + 1, 3*p + 2
+	case primTriangleStrip:
+		if p&1 == 0 {
+			return tilePrimTriangle, p, p + 1, p + 2
+		}
+		return tilePrimTriangle, p + 1, p, p + 2
+	default: // primTriangleFan
+		return tilePrimTriangle, 0, p + 1, p + 2
+	}
+}
+
+// Parallel binning (tile lists). Classifying a primitive (clip test,
+// culling, tile range) reads only the state and the shaded positions, so
+// a large record's primitives are classified in windows of binWindow on
+// the binner's thread and its helpers, each taking a contiguous range;
+// the binner then commits each window's primitives in order — counters
+// and tile-list writes exactly as serial binning makes them, so the lists
+// do not depend on the number of threads. Counter
+// bin.parallel_primitives counts the primitives helpers classified.
+const (
+	// minParallelPrims is the smallest record classified in parallel.
+	minParallelPrims = 8192
+	// binWindow bounds the classified primitives waiting to be committed.
+	binWindow = 16384
+)
+
+// binHelpers is how many helper threads classify count primitives.
+func (b *binner) binHelpers(count int) int {
+	if b.g.noParallelBin || b.g.cores < 2 || count < minParallelPrims {
+		return 0
+	}
+	return min(b.g.cores-1, maxVertexHelpers)
+}
+
+func (b *binner) assembleParallel(mode uint32, n, count, h int) error {
+	if len(b.classifiers) < h {
+		b.classifiers = make([]clipper, h)
+	}
+	if cap(b.res) < binWindow {
+		b.res = make([]binResult, binWindow)
+	}
+	var wg sync.WaitGroup
+	for w0 := 0; w0 < count; w0 += binWindow {
+		w1 := min(w0+binWindow, count)
+		res := b.res[:w1-w0]
+		classify := func(clip *clipper, p0, p1 int) {
+			for p := p0; p < p1; p++ {
+				kind, i0, i1, i2 := primitiveAt(mode, p, n)
+				res[p-w0] = b.classify(clip, kind, i0, i1, i2)
+			}
+		}
+		per := (w1 - w0 + h) / (h + 1)
+		for k := 0; k < h; k++ {
+			p0, p1 := min(w0+(k+1)*per, w1), min(w0+(k+2)*per, w1)
+			if p0 >= p1 {
+				break
+			}
+			clip := &b.classifiers[k]
+			clip.guardX, clip.guardY = b.clip.guardX, b.clip.guardY
+			b.perf.ctr[CtrBinParallelPrimitives] += uint64(p1 - p0)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				classify(clip, p0, p1)
+			}()
+		}
+		classify(&b.clip, w0, min(w0+per, w1))
+		wg.Wait()
+		for i := range res {
+			if err := b.commit(&res[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Tile primitive modes.
@@ -723,9 +918,109 @@ const (
 	tilePrimTriangle = 2
 )
 
+// Outcome of classifying one primitive (binResult.status).
+const (
+	binSkip     = iota // an index beyond MaxIndex: not a primitive
+	binRejected        // outside the view volume or the clip window, NaN, or clipped away
+	binCulled          // dropped by facing
+	binBinned          // reaches the tiles tx0..tx1 × ty0..ty1
+)
+
+// binResult is what classify found for one primitive: the part of binning
+// that depends on nothing but the primitive and the state, and so can be
+// computed for many primitives at once (parallel binning, below).
+type binResult struct {
+	status, kind       uint8
+	clipped            bool
+	triangle           bool // a triangle that passed culling (PERF_TRIANGLES)
+	tx0, ty0, tx1, ty1 uint16
+	i0, i1, i2         int32
+}
+
 // bin clip-tests, culls and bins one primitive given by index positions.
 func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
-	if !b.valid[i0] || !b.valid[i1] || !b.valid[i2] {
+	r := b.classify(&b.clip, kind, i0, i1, i2)
+	return b.commit(&r)
+}
+
+// codeNaN marks a vertex with a NaN position in binner.vcode.
+const codeNaN = 1 << 7
+
+// prepareVertices computes, once per shaded slot, what classifying the
+// primitives using it needs: its outcode against the view volume and
+// near/far/w planes (codeNaN for a NaN position) and, when it is in front
+// of those planes, its window position — the same expressions classify
+// used per primitive, so the results are the same bits.
+func (b *binner) prepareVertices() {
+	slots := len(b.pos) / posWords
+	if cap(b.vcode) < slots {
+		b.vcode = make([]uint8, slots)
+		b.vwin = make([]float32, 2*slots)
+	}
+	b.vcode, b.vwin = b.vcode[:slots], b.vwin[:2*slots]
+	s := &b.st
+	for k := 0; k < slots; k++ {
+		p := (*[4]float32)(b.pos[k*posWords : k*posWords+4])
+		x, y, z, w := p[0], p[1], p[2], p[3]
+		var o uint8
+		if z < -w {
+			o |= outNear
+		}
+		if z > w {
+			o |= outFar
+		}
+		if w < wEpsilon {
+			o |= outW
+		}
+		if x < -w {
+			o |= outLeft
+		}
+		if x > w {
+			o |= outRight
+		}
+		if y < -w {
+			o |= outBottom
+		}
+		if y > w {
+			o |= outTop
+		}
+		if x != x || y != y || z != z || w != w {
+			o |= codeNaN
+		}
+		b.vcode[k] = o
+		if o&(outNear|outFar|outW|codeNaN) == 0 {
+			inv := 1 / w
+			b.vwin[2*k] = x*inv*s.scaleX + s.vpX
+			b.vwin[2*k+1] = y*inv*s.scaleY + s.vpY
+		}
+	}
+}
+
+// widenedXY is the x/y outcode of position p against the view volume's
+// x/y planes moved out by halfX and halfY (NDC units, scaled by w).
+func widenedXY(p *[4]float32, halfX, halfY float32) uint32 {
+	x, y, w := p[0], p[1], p[3]
+	wx, wy := w+halfX*max(w, 0), w+halfY*max(w, 0)
+	var o uint32
+	if x < -wx {
+		o |= outLeft
+	}
+	if x > wx {
+		o |= outRight
+	}
+	if y < -wy {
+		o |= outBottom
+	}
+	if y > wy {
+		o |= outTop
+	}
+	return o
+}
+
+// commit counts a classified primitive and appends it to the tile list of
+// every tile it touches, in submission order.
+func (b *binner) commit(r *binResult) error {
+	if r.status == binSkip {
 		return nil
 	}
 	b.primCount++
@@ -738,16 +1033,80 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		// kernel's watchdog judges a hang by these counters not moving.
 		b.perf.flushProgress(b.g)
 	}
+	if r.clipped {
+		b.perf.ctr[CtrBinClipped]++
+	}
+	if r.triangle {
+		b.perf.triangles++
+	}
+	switch r.status {
+	case binRejected:
+		b.perf.ctr[CtrBinRejected]++
+		return nil
+	case binCulled:
+		b.perf.ctr[CtrBinCulled]++
+		return nil
+	}
+	b.perf.ctr[CtrBinBinned]++
+	i0, i1, i2 := int(r.i0), int(r.i1), int(r.i2)
+	var rec [14]byte
+	rec[0] = opTilePrimitive
+	rec[1] = r.kind
+	if k0, k1, k2 := b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2); max(k0, k1, k2) < b.vs.slots {
+		rec[0] = opTilePrimitiveStored
+		binary.LittleEndian.PutUint32(rec[2:], b.vs.addr(k0))
+		binary.LittleEndian.PutUint32(rec[6:], b.vs.addr(k1))
+		binary.LittleEndian.PutUint32(rec[10:], b.vs.addr(k2))
+	} else {
+		binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
+		binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
+		binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
+	}
+	for ty := int(r.ty0); ty <= int(r.ty1); ty++ {
+		for tx := int(r.tx0); tx <= int(r.tx1); tx++ {
+			t := &b.tiles[ty*b.tilesW+tx]
+			if t.marker != b.markerVer {
+				if err := b.emit(t, b.marker[:]); err != nil {
+					return err
+				}
+				t.marker = b.markerVer
+			}
+			if t.version != b.stVer {
+				if err := b.copyState(t); err != nil {
+					return err
+				}
+			}
+			if err := b.emit(t, rec[:]); err != nil {
+				return err
+			}
+			b.perf.ctr[CtrBinTileRefs]++
+		}
+	}
+	return nil
+}
+
+// classify clip-tests and culls one primitive and finds the tiles it
+// touches. It reads the binner's state, positions and indices and writes
+// only clip's scratch, so helpers may classify primitives concurrently.
+func (b *binner) classify(clip *clipper, kind uint8, i0, i1, i2 int) binResult {
+	res := binResult{kind: kind, i0: int32(i0), i1: int32(i1), i2: int32(i2)}
+	if !b.valid[i0] || !b.valid[i1] || !b.valid[i2] {
+		return res // binSkip
+	}
+	res.status = binRejected
 	s := &b.st
 	p0, p1, p2 := b.slot(i0), b.slot(i1), b.slot(i2)
 	var pts [3]*[4]float32
 	pts[0], pts[1], pts[2] = (*[4]float32)(p0[:4]), (*[4]float32)(p1[:4]), (*[4]float32)(p2[:4])
+	k3 := [3]int{b.slotIndex(i0), b.slotIndex(i1), b.slotIndex(i2)}
 	nv := int(kind) + 1
-	// Points and lines are rejected against the x/y planes moved out by
-	// half their width: a wide point or line whose centre (line) lies
-	// just outside the view volume still has fragments inside the
-	// viewport (the clip window bounds them), as dEQP's reference
-	// rasteriser and llvmpipe draw them (dEQP clipping.point.wide_point_clip*).
+	// Outcodes against the view volume and window positions were computed
+	// once per vertex (prepareVertices). Points and lines are rejected
+	// against the x/y planes moved out by half their width instead: a
+	// wide point or line whose centre (line) lies just outside the view
+	// volume still has fragments inside the viewport (the clip window
+	// bounds them), as dEQP's reference rasteriser and llvmpipe draw them
+	// (dEQP clipping.point.wide_point_clip*).
 	var halfX, halfY float32 // half width in NDC units
 	switch kind {
 	case tilePrimPoint:
@@ -761,46 +1120,23 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 	}
 	and, or := uint32(0xFF), uint32(0)
 	for k := 0; k < nv; k++ {
-		o := b.clip.outcode(pts[k]) &^ (outLeft | outRight | outBottom | outTop)
-		// Trivial reject against the view volume proper.
-		x, y, w := pts[k][0], pts[k][1], pts[k][3]
-		wx, wy := w+halfX*max(w, 0), w+halfY*max(w, 0)
-		if x < -wx {
-			o |= outLeft
-		}
-		if x > wx {
-			o |= outRight
-		}
-		if y < -wy {
-			o |= outBottom
-		}
-		if y > wy {
-			o |= outTop
+		o := uint32(b.vcode[k3[k]])
+		if halfX != 0 {
+			o = o&^(outLeft|outRight|outBottom|outTop) | widenedXY(pts[k], halfX, halfY)
 		}
 		and &= o
 		or |= o
 	}
 	// NaN positions are dropped.
-	for k := 0; k < nv; k++ {
-		for c := 0; c < 4; c++ {
-			if pts[k][c] != pts[k][c] {
-				b.perf.ctr[CtrBinRejected]++
-				return nil
-			}
-		}
-	}
-	if and != 0 {
-		b.perf.ctr[CtrBinRejected]++
-		return nil
+	if or&codeNaN != 0 || and != 0 {
+		return res
 	}
 	var minX, minY, maxX, maxY float32
 	var area float32
 	if or&(outNear|outFar|outW) == 0 {
 		var wx, wy [3]float32
 		for k := 0; k < nv; k++ {
-			inv := 1 / pts[k][3]
-			wx[k] = pts[k][0]*inv*s.scaleX + s.vpX
-			wy[k] = pts[k][1]*inv*s.scaleY + s.vpY
+			wx[k], wy[k] = b.vwin[2*k3[k]], b.vwin[2*k3[k]+1]
 		}
 		minX, maxX, minY, maxY = wx[0], wx[0], wy[0], wy[0]
 		for k := 1; k < nv; k++ {
@@ -812,22 +1148,20 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		}
 	} else {
 		// Clip against near/far/w to bound the visible part.
-		b.perf.ctr[CtrBinClipped]++
+		res.clipped = true
 		var poly [3]clipVert
 		for k := 0; k < nv; k++ {
 			poly[k].pos = *pts[k]
 		}
-		b.clip.nvary = 0
-		out := b.clip.clip(poly[:nv], outNear|outFar|outW)
+		clip.nvary = 0
+		out := clip.clip(poly[:nv], outNear|outFar|outW)
 		if len(out) == 0 && kind == tilePrimTriangle {
-			b.perf.ctr[CtrBinRejected]++
-			return nil
+			return res
 		}
 		if kind != tilePrimTriangle && len(out) == 0 {
 			// Points and lines: keep those with any vertex in front.
 			if or&outW != 0 && and&outW != 0 {
-				b.perf.ctr[CtrBinRejected]++
-				return nil
+				return res
 			}
 			for k := 0; k < nv; k++ {
 				poly[k].pos = *pts[k]
@@ -865,14 +1199,14 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 				front = !front
 			}
 			if (front && !s.cfgForward) || (!front && !s.cfgReverse) {
-				b.perf.ctr[CtrBinCulled]++
-				return nil
+				res.status = binCulled
+				return res
 			}
 		} else if !s.cfgForward && !s.cfgReverse {
-			b.perf.ctr[CtrBinCulled]++
-			return nil
+			res.status = binCulled
+			return res
 		}
-		b.perf.triangles++
+		res.triangle = true
 	case tilePrimPoint:
 		r := max(p0[4], 1)/2 + 1
 		minX, maxX, minY, maxY = minX-r, maxX+r, minY-r, maxY+r
@@ -890,43 +1224,17 @@ func (b *binner) bin(kind uint8, i0, i1, i2 int) error {
 		cr, ct = min(cr, s.clipL+s.clipW), min(ct, s.clipB+s.clipH)
 	}
 	if !(fx1 >= float64(cl) && fx0 < float64(cr) && fy1 >= float64(cb) && fy0 < float64(ct)) {
-		b.perf.ctr[CtrBinRejected]++
-		return nil // also rejects NaN bounds
+		return res // also rejects NaN bounds
 	}
 	x0, x1 := max(int(math.Max(fx0, float64(cl))), cl), min(int(math.Min(fx1, float64(cr-1))), cr-1)
 	y0, y1 := max(int(math.Max(fy0, float64(cb))), cb), min(int(math.Min(fy1, float64(ct-1))), ct-1)
 	if x0 > x1 || y0 > y1 {
-		b.perf.ctr[CtrBinRejected]++
-		return nil
+		return res
 	}
-	b.perf.ctr[CtrBinBinned]++
-	var rec [14]byte
-	rec[0] = opTilePrimitive
-	rec[1] = kind
-	binary.LittleEndian.PutUint32(rec[2:], b.indices[i0])
-	binary.LittleEndian.PutUint32(rec[6:], b.indices[i1])
-	binary.LittleEndian.PutUint32(rec[10:], b.indices[i2])
-	for ty := y0 / b.tsize; ty <= y1/b.tsize; ty++ {
-		for tx := x0 / b.tsize; tx <= x1/b.tsize; tx++ {
-			t := &b.tiles[ty*b.tilesW+tx]
-			if t.marker != b.markerVer {
-				if err := b.emit(t, b.marker[:]); err != nil {
-					return err
-				}
-				t.marker = b.markerVer
-			}
-			if t.version != b.stVer {
-				if err := b.copyState(t); err != nil {
-					return err
-				}
-			}
-			if err := b.emit(t, rec[:]); err != nil {
-				return err
-			}
-			b.perf.ctr[CtrBinTileRefs]++
-		}
-	}
-	return nil
+	res.status = binBinned
+	res.tx0, res.tx1 = uint16(x0/b.tsize), uint16(x1/b.tsize)
+	res.ty0, res.ty1 = uint16(y0/b.tsize), uint16(y1/b.tsize)
+	return res
 }
 
 // copyState brings a tile list's state up to date: it writes the state

@@ -58,12 +58,21 @@ func tp(m cl.TilePrimitiveMode, a, b, c uint32) cl.TilePrimitive {
 	return cl.TilePrimitive{Mode: m, V0: a, V1: b, V2: c}
 }
 
+// newIndexedKernel is a one-core test GPU whose binner never stores
+// vertices: its tile lists hold TILE_PRIMITIVEs with vertex indices, which
+// the tests below compare.
+func newIndexedKernel(t *testing.T, memSize int) *testKernel {
+	k := newTestKernel(t, 1, memSize)
+	k.g.noVertexStore = true
+	return k
+}
+
 func tri(x0, y0, x1, y1, x2, y2 float32) []testVertex {
 	return []testVertex{{x: x0, y: y0, w: 1, r: 1, a: 1}, {x: x1, y: y1, w: 1, g: 1, a: 1}, {x: x2, y: y2, w: 1, b: 1, a: 1}}
 }
 
 func TestBinnerTileLists(t *testing.T) {
-	k := newTestKernel(t, 1, 16<<20)
+	k := newIndexedKernel(t, 16<<20)
 	// 128×128 → 2×2 tiles. NDC (-1,-1) is window (0,0); tile 0 is the
 	// bottom-left 64×64.
 	res := k.renderFrame(&testFrame{width: 128, height: 128, draws: []testDraw{
@@ -112,7 +121,7 @@ func TestBinnerAssembly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%v/%d", tc.mode, len(tc.indices)), func(t *testing.T) {
-			k := newTestKernel(t, 1, 16<<20)
+			k := newIndexedKernel(t, 16<<20)
 			res := k.renderFrame(&testFrame{width: 64, height: 64, draws: []testDraw{
 				{mode: tc.mode, verts: five[:tc.n], indices: tc.indices},
 			}})
@@ -130,7 +139,7 @@ func TestIndexTypes(t *testing.T) {
 		{x: -0.5, y: -0.5, w: 1}, {x: -0.9, y: -0.2, w: 1},
 	}
 	for _, it := range []cl.IndexType{cl.IndexU8, cl.IndexU16, cl.IndexU32} {
-		k := newTestKernel(t, 1, 16<<20)
+		k := newIndexedKernel(t, 16<<20)
 		res := k.renderFrame(&testFrame{width: 64, height: 64, draws: []testDraw{
 			{mode: cl.PrimTriangleFan, verts: five, indices: []uint32{4, 3, 2, 1}, itype: it},
 		}})
@@ -164,7 +173,7 @@ func TestBinnerCulling(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k := newTestKernel(t, 1, 16<<20)
+			k := newIndexedKernel(t, 16<<20)
 			res := k.renderFrame(&testFrame{width: 64, height: 64, draws: []testDraw{
 				{mode: cl.PrimTriangles, verts: tc.verts, state: []cl.Record{tc.cfg}},
 			}})
@@ -177,7 +186,7 @@ func TestBinnerCulling(t *testing.T) {
 }
 
 func TestBinnerOverflow(t *testing.T) {
-	k := newTestKernel(t, 1, 32<<20)
+	k := newIndexedKernel(t, 32<<20)
 	ovVA, _ := k.bo(64*tileBlockSize, true)
 	var ooms int
 	k.g.SetInterruptHandler(func() {

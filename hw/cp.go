@@ -419,9 +419,8 @@ const (
 // exactly between them.
 func (e *engine) writeTimestampSource(flags, va uint32) *pageFault {
 	if flags&eventCounters != 0 {
-		first, n := engineCounters(e.id)
-		for i := 0; i < n; i++ {
-			v := e.g.counters[int(first)+i].Load()
+		for i, c := range EngineCounters(e.id) {
+			v := e.g.counters[c].Load()
 			a := va + 8 + 8*uint32(i)
 			if f := e.mmu.storeSync32(a, uint32(v)); f != nil {
 				return f

@@ -277,7 +277,7 @@ func (u *csd) runBatch(s *csdSlot, t *csdThread, prog *qpu.Program) {
 	t.perf.ctr[CtrComputeInstructions] += b.Instructions
 	t.perf.ctr[CtrComputeBarriers] += b.Compute.Barriers
 	t.perf.ctr[CtrComputeSharedAccesses] += b.Compute.SharedAccesses
-	t.perf.takeCore(t.core)
+	t.perf.takeCore(t.core, EngineCompute)
 	t.perf.flushTo(u.g)
 }
 

@@ -58,18 +58,24 @@ func FuzzBinCL(f *testing.F) {
 // FuzzTileList feeds arbitrary bytes to a render worker as a tile list.
 func FuzzTileList(f *testing.F) {
 	k := newTestKernel(f, 1, 16<<20)
-	res, _ := k.prepareFrame(&testFrame{width: 64, height: 64, draws: []testDraw{
-		{mode: cl.PrimTriangles, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
-		{mode: cl.PrimPoints, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
-		{mode: cl.PrimLines, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
-	}})
 	m := newMMU(k.mem, EngineRender)
 	m.setContext(k.ctx, k.l1)
-	seed := make([]byte, 512)
-	if pf := m.read(res.tileVA, seed); pf != nil {
-		f.Fatal(pf)
+	// Seeds: the same frame's tile list with stored vertices
+	// (TILE_PRIMITIVE_STORED) and with indices (TILE_PRIMITIVE).
+	for _, noStore := range []bool{false, true} {
+		k.g.noVertexStore = noStore
+		res, _ := k.prepareFrame(&testFrame{width: 64, height: 64, draws: []testDraw{
+			{mode: cl.PrimTriangles, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
+			{mode: cl.PrimPoints, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
+			{mode: cl.PrimLines, verts: tri(-0.9, -0.9, 0.5, -0.9, -0.2, 0.7)},
+		}})
+		seed := make([]byte, 512)
+		if pf := m.read(res.tileVA, seed); pf != nil {
+			f.Fatal(pf)
+		}
+		f.Add(seed)
 	}
-	f.Add(seed)
+	k.g.noVertexStore = false
 	listVA, listMem := k.bo(64<<10, false)
 	w := k.g.render.workers[0]
 	w.m.copyContext(m)

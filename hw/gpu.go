@@ -89,6 +89,9 @@ type GPU struct {
 	// noParallelBin makes the binner shade every vertex itself (tests
 	// compare with shadeParallel).
 	noParallelBin bool
+	// noVertexStore makes the binner run only the coordinate shader and
+	// the tiles re-shade every vertex (tests compare both paths).
+	noVertexStore bool
 
 	// xlat shares translated shader programs between jobs and engines,
 	// keyed by address and content (qpu.TranslationCache).
@@ -385,9 +388,9 @@ func (g *GPU) ReadReg(r Reg) uint32 {
 	if v, ok := g.readMarkerReg(r); ok {
 		return v
 	}
-	if c, ok := perfCounterIndex(r); ok {
+	if c, hi, ok := perfCounterIndex(r); ok {
 		v := g.counters[c].Load()
-		if r%8 != 0 {
+		if hi {
 			return uint32(v >> 32)
 		}
 		return uint32(v)
@@ -549,9 +552,12 @@ type perfCounts struct {
 	ctr                                  [NumCounters]uint64
 }
 
-// takeCore moves the core's count of instructions run as translated code
-// into p.
-func (p *perfCounts) takeCore(c *qpu.Core) {
+// takeCore moves the core's counts (instructions run as translated and
+// native code, and its per-stage QPU and TMU counts) into p, which
+// belongs to engine: the counters a core's work feeds are those of the
+// engine that ran it (the binner runs coordinate shaders, and vertex
+// shaders for the vertex store, on the BIN engine).
+func (p *perfCounts) takeCore(c *qpu.Core, engine int) {
 	p.xlatInstructions += c.XlatInstructions
 	c.XlatInstructions = 0
 	p.nativeInstructions += c.NativeInstructions
@@ -559,31 +565,31 @@ func (p *perfCounts) takeCore(c *qpu.Core) {
 	for st := range c.Counts {
 		sc := &c.Counts[st]
 		if *sc != (qpu.StageCounts{}) {
-			p.takeStage(qpu.Stage(st), sc)
+			p.takeStage(engine, qpu.Stage(st), sc)
 			*sc = qpu.StageCounts{}
 		}
 	}
 }
 
-// takeStage adds a core's counts for one shader stage to the counters of
-// the engine that runs that stage.
-func (p *perfCounts) takeStage(st qpu.Stage, sc *qpu.StageCounts) {
-	switch st {
-	case qpu.StageCoordinate:
+// takeStage adds a core's counts for one shader stage to engine's
+// counters.
+func (p *perfCounts) takeStage(engine int, st qpu.Stage, sc *qpu.StageCounts) {
+	switch {
+	case engine == EngineBin:
 		p.ctr[CtrCSDualIssued] += sc.DualIssued
 		p.ctr[CtrCSSFUOps] += sc.SFUOps
 		p.ctr[CtrCSTMULanes] += sc.TMULanes
 		p.ctr[CtrCSTMUTexels] += sc.TMUTexels
 		p.ctr[CtrCSTMUPageMisses] += sc.TMUPageMisses
 		return
-	case qpu.StageVertex:
-		p.ctr[CtrVSDualIssued] += sc.DualIssued
-		p.ctr[CtrVSSFUOps] += sc.SFUOps
-	case qpu.StageFragment:
+	case engine != EngineRender:
+		return // the COMPUTE engine counts its work in compute.* (csd.go)
+	case st == qpu.StageFragment:
 		p.ctr[CtrFSDualIssued] += sc.DualIssued
 		p.ctr[CtrFSSFUOps] += sc.SFUOps
 	default:
-		return // no engine of this GPU counts other stages yet
+		p.ctr[CtrVSDualIssued] += sc.DualIssued
+		p.ctr[CtrVSSFUOps] += sc.SFUOps
 	}
 	p.ctr[CtrTMULanes] += sc.TMULanes
 	p.ctr[CtrTMUTexels] += sc.TMUTexels

@@ -65,9 +65,10 @@ const (
 
 // hsrPrim is one TILE_PRIMITIVE of a candidate run.
 type hsrPrim struct {
-	ord  int // ordinal of its record in the tile-list walk
-	kind uint8
-	v    [3]uint32
+	ord    int // ordinal of its record in the tile-list walk
+	kind   uint8
+	stored bool // TILE_PRIMITIVE_STORED: v are vertex-store addresses
+	v      [3]uint32
 }
 
 // hsrCandidate is an occluder candidate run found by scanTile; prims is a
@@ -222,7 +223,7 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 				ord = min(ord, firstCounted)
 			}
 			return ord, err
-		case opTilePrimitive:
+		case opTilePrimitive, opTilePrimitiveStored:
 			if rec[1] > tilePrimTriangle {
 				return 0, clErrorf("TILE_PRIMITIVE mode %d", rec[1])
 			}
@@ -243,7 +244,7 @@ func (w *worker) scanTile(va uint32, stop *atomic.Bool) (int, error) {
 				}
 			}
 			if cur != nil {
-				cur.prims[cur.n%hsrMaxPrims] = hsrPrim{ord: count, kind: rec[1],
+				cur.prims[cur.n%hsrMaxPrims] = hsrPrim{ord: count, kind: rec[1], stored: op == opTilePrimitiveStored,
 					v: [3]uint32{u32(rec, 2), u32(rec, 6), u32(rec, 10)}}
 				cur.n++
 			} else {
@@ -308,13 +309,19 @@ func (w *worker) covers(c *hsrCandidate) (int, error) {
 		if len(w.uniq)+3 > hsrMaxVerts {
 			break
 		}
+		// One segment holds one kind of vertex reference.
+		if len(w.prims) == 0 {
+			w.segStored = p.stored
+		} else if p.stored != w.segStored {
+			break
+		}
 		ords[len(w.prims)] = p.ord
 		w.queuePrim(p.kind, &p.v)
 	}
 	if len(w.prims) == 0 {
 		return 0, nil
 	}
-	if err := w.shadeVertices(); err != nil {
+	if err := w.segmentVertices(); err != nil {
 		return 0, err
 	}
 	w.setupRaster()
@@ -389,7 +396,7 @@ func (r *listReader) skipPrims(va uint32, max int) int {
 	}
 	page := r.page[va-r.base:]
 	n := 0
-	for n < max && len(page) >= tilePrimSize && page[0] == opTilePrimitive && page[1] <= tilePrimTriangle {
+	for n < max && len(page) >= tilePrimSize && (page[0] == opTilePrimitive || page[0] == opTilePrimitiveStored) && page[1] <= tilePrimTriangle {
 		page = page[tilePrimSize:]
 		n++
 	}

@@ -24,22 +24,24 @@ type Counter uint8
 
 // BIN engine counters (CounterBinFirst ≤ c < CounterRenderFirst).
 const (
-	CtrBinPrimitives       Counter = iota // primitives assembled from the primitive records
-	CtrBinRejected                        // dropped: outside the view volume or the clip window, NaN, or clipped away
-	CtrBinClipped                         // crossing the near/far/w planes (bounded by clipping)
-	CtrBinCulled                          // dropped by facing (CONFIGURATION_BITS)
-	CtrBinBinned                          // reached at least one tile list
-	CtrBinTileRefs                        // TILE_PRIMITIVE records written (one per tile a primitive touches)
-	CtrBinBytesWritten                    // tile-list bytes written (records and state copies)
-	CtrCSVertices                         // vertices shaded by the coordinate shader
-	CtrCSInstructions                     // coordinate-shader instructions (per 16-lane instruction)
-	CtrBinBytesRead                       // index and vertex-attribute bytes the binner fetched
-	CtrBinParallelVertices                // of cs.vertices, those shaded by the binner's helper threads (parallel binning)
-	CtrCSDualIssued                       // coordinate-shader instructions that ran an op on both ALUs
-	CtrCSSFUOps                           // coordinate-shader SFU writes (16-lane)
-	CtrCSTMULanes                         // lanes of coordinate-shader texture fetches
-	CtrCSTMUTexels                        // texel words the binner's TMUs read for them
-	CtrCSTMUPageMisses                    // binner TMU accesses that missed the TMU's page cache
+	CtrBinPrimitives         Counter = iota // primitives assembled from the primitive records
+	CtrBinRejected                          // dropped: outside the view volume or the clip window, NaN, or clipped away
+	CtrBinClipped                           // crossing the near/far/w planes (bounded by clipping)
+	CtrBinCulled                            // dropped by facing (CONFIGURATION_BITS)
+	CtrBinBinned                            // reached at least one tile list
+	CtrBinTileRefs                          // TILE_PRIMITIVE records written (one per tile a primitive touches)
+	CtrBinBytesWritten                      // tile-list bytes written (records and state copies)
+	CtrCSVertices                           // vertices shaded by the coordinate shader
+	CtrCSInstructions                       // coordinate-shader instructions (per 16-lane instruction)
+	CtrBinBytesRead                         // index and vertex-attribute bytes the binner fetched
+	CtrBinParallelVertices                  // of cs.vertices, those shaded by the binner's helper threads (parallel binning)
+	CtrCSDualIssued                         // coordinate-shader instructions that ran an op on both ALUs
+	CtrCSSFUOps                             // coordinate-shader SFU writes (16-lane)
+	CtrCSTMULanes                           // lanes of coordinate-shader texture fetches
+	CtrCSTMUTexels                          // texel words the binner's TMUs read for them
+	CtrCSTMUPageMisses                      // binner TMU accesses that missed the TMU's page cache
+	CtrBinStoredVertices                    // vertices the binner shaded with the full vertex shader and stored (vertex store)
+	CtrBinParallelPrimitives                // of bin.primitives, those classified (clip test, culling, tiles) by the binner's helper threads
 
 	// RENDER engine counters.
 	CtrTiles                 // tiles rendered
@@ -71,6 +73,7 @@ const (
 	CtrTMUTexels             // texel words the render cores' TMUs read for them (1 nearest, 4 bilinear)
 	CtrTMUPageMisses         // render TMU accesses that missed the TMU's page cache (1 − misses/texels ≈ hit rate)
 	CtrFSBatchesReused       // of fs.batches, those a batch-invariant program's earlier batch served (invariant.go)
+	CtrVSStoredVertices      // stored vertices tiles read instead of running the vertex shader
 
 	// COMPUTE engine counters (csd.go).
 	CtrComputeDispatches     // COMPUTE_DISPATCH descriptors run
@@ -89,7 +92,8 @@ const (
 	NumCounters
 )
 
-// The counter ranges of the two engines.
+// The counter ranges of the engines: each engine's counters are
+// contiguous (new counters go at the end of their engine's range).
 const (
 	CounterBinFirst     = CtrBinPrimitives
 	CounterRenderFirst  = CtrTiles
@@ -100,6 +104,25 @@ const (
 	NumComputeCounters  = int(CounterDMAFirst - CounterComputeFirst)
 	NumDMACounters      = int(NumCounters - CounterDMAFirst)
 )
+
+// engineCounterList[e] is engine e's counters in counter order (one
+// contiguous range per engine): the order of EVENT_WRITE's counter dump.
+var engineCounterList = func() (l [numEngines][]Counter) {
+	for c := Counter(0); c < NumCounters; c++ {
+		l[c.Engine()] = append(l[c.Engine()], c)
+	}
+	return l
+}()
+
+// EngineCounters returns engine e's counters in counter order, the order
+// EVENT_WRITE dumps them in. The slice is shared: callers must not modify
+// it.
+func EngineCounters(e int) []Counter {
+	if e < 0 || e >= numEngines {
+		return nil
+	}
+	return engineCounterList[e]
+}
 
 var counterNames = [NumCounters]string{
 	CtrBinPrimitives:         "bin.primitives",
@@ -157,6 +180,9 @@ var counterNames = [NumCounters]string{
 	CtrDMACommands:           "dma.commands",
 	CtrDMABytesRead:          "dma.bytes_read",
 	CtrDMABytesWritten:       "dma.bytes_written",
+	CtrBinStoredVertices:     "bin.stored_vertices",
+	CtrVSStoredVertices:      "vs.stored_vertices",
+	CtrBinParallelPrimitives: "bin.parallel_primitives",
 }
 
 // String is the counter's name, as the CLI and the kernel report it.
@@ -198,6 +224,15 @@ func engineCounters(e int) (first Counter, n int) {
 // high word is at +4.
 func RegPerfCounter(c Counter) Reg { return regPerfCounterBase + 8*Reg(c) }
 
+// perfCounterIndex is the counter whose low (hi=false) or high word
+// register r is.
+func perfCounterIndex(r Reg) (c Counter, hi, ok bool) {
+	if r < regPerfCounterBase || r >= regPerfCounterBase+8*Reg(NumCounters) || r%4 != 0 {
+		return 0, false, false
+	}
+	return Counter((r - regPerfCounterBase) / 8), r%8 != 0, true
+}
+
 const regPerfCounterBase Reg = 0x1000
 
 // MaxCounters is the counter block's capacity: PERF_COUNTER(c) for c <
@@ -208,14 +243,6 @@ const regPerfCounterBase Reg = 0x1000
 const MaxCounters = 128
 
 var _ [MaxCounters - int(NumCounters)]struct{}
-
-// perfCounterIndex is the counter whose low or high word register r is.
-func perfCounterIndex(r Reg) (Counter, bool) {
-	if r < regPerfCounterBase || r >= regPerfCounterBase+8*Reg(NumCounters) || r%4 != 0 {
-		return 0, false
-	}
-	return Counter((r - regPerfCounterBase) / 8), true
-}
 
 // The tile trace (docs/hardware.md §8): when the kernel gives the render
 // engine a buffer in physical memory (TILE_TRACE_BASE, TILE_TRACE_SIZE),

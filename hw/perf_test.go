@@ -33,12 +33,12 @@ func TestEventWriteTimestampAndCounters(t *testing.T) {
 		t.Fatalf("TIMESTAMP source wrote %#x at VA+8 (only the timestamp is written)", v)
 	}
 	check := func(base int, e int) {
-		first, n := engineCounters(e)
+		list := EngineCounters(e)
+		n := len(list)
 		if ts := binary.LittleEndian.Uint64(b[base:]); ts < before {
 			t.Errorf("engine %d: timestamp %d < %d", e, ts, before)
 		}
-		for i := 0; i < n; i++ {
-			c := first + Counter(i)
+		for i, c := range list {
 			if got, want := binary.LittleEndian.Uint64(b[base+8+8*i:]), 1000+uint64(c)+uint64(c)<<33; got != want {
 				t.Errorf("engine %d counter %v = %d, want %d", e, c, got, want)
 			}
@@ -58,6 +58,15 @@ func TestCounterRegistersAndNames(t *testing.T) {
 	if lo, hi := g.ReadReg(RegPerfCounter(CtrFragmentsShaded)), g.ReadReg(RegPerfCounter(CtrFragmentsShaded)+4); lo != 7 || hi != 5 {
 		t.Fatalf("PERF_COUNTER = %d:%d, want 5:7", hi, lo)
 	}
+	// Every counter, in both register windows, reads back as itself.
+	for c := Counter(0); c < NumCounters; c++ {
+		g.counters[c].Store(uint64(c)<<32 | 0x100 + uint64(c))
+	}
+	for c := Counter(0); c < NumCounters; c++ {
+		if lo, hi := g.ReadReg(RegPerfCounter(c)), g.ReadReg(RegPerfCounter(c)+4); lo != 0x100+uint32(c) || hi != uint32(c) {
+			t.Errorf("PERF_COUNTER(%v) at %#x = %d:%d", c, RegPerfCounter(c), hi, lo)
+		}
+	}
 	if n := g.ReadReg(RegNumCounters); n != uint32(NumCounters) {
 		t.Fatalf("NUM_COUNTERS = %d", n)
 	}
@@ -68,8 +77,16 @@ func TestCounterRegistersAndNames(t *testing.T) {
 			t.Errorf("counter %d has name %q (empty, duplicate or without a unit prefix)", c, name)
 		}
 		seen[name] = true
-		if (c < CounterRenderFirst) != (c.Engine() == EngineBin) {
-			t.Errorf("counter %v counted by engine %d", c, c.Engine())
+		// Each engine's counters are one contiguous range, in engine order.
+		first, n := engineCounters(c.Engine())
+		if c < first || int(c-first) >= n {
+			t.Errorf("counter %v (engine %d) outside its engine's range %d+%d", c, c.Engine(), first, n)
 		}
+	}
+	if CtrBinStoredVertices.Engine() != EngineBin || CtrVSStoredVertices.Engine() != EngineRender {
+		t.Errorf("vertex-store counters' engines: %d, %d", CtrBinStoredVertices.Engine(), CtrVSStoredVertices.Engine())
+	}
+	if NumBinCounters+NumRenderCounters+NumComputeCounters+NumDMACounters != int(NumCounters) {
+		t.Errorf("%d bin + %d render + %d compute + %d DMA counters, want %d", NumBinCounters, NumRenderCounters, NumComputeCounters, NumDMACounters, NumCounters)
 	}
 }

@@ -38,6 +38,7 @@ const (
 	opClearColors           = 114
 	opTileCoordinates       = 115
 	opTilePrimitive         = 128
+	opTilePrimitiveStored   = 129
 )
 
 // recordSize is the size in bytes of each record, 0 for unknown opcodes.
@@ -51,7 +52,7 @@ var recordSize = [256]uint8{
 	opViewportOffset: 9, opClipperZ: 9, opClipperXY: 9, opBlendConfig: 5,
 	opBlendConstant: 17, opColorMask: 2, opStencilConfig: 8, opOcclusionCounter: 5,
 	opTileBinningMode: 14, opTileRenderingMode: 6, opClearColors: 10,
-	opTileCoordinates: 3, opTilePrimitive: 14,
+	opTileCoordinates: 3, opTilePrimitive: 14, opTilePrimitiveStored: 14,
 }
 
 // tileStateOps are the state records the binner copies into tile lists,

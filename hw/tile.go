@@ -1,6 +1,8 @@
 package hw
 
 import (
+	"encoding/binary"
+	"math"
 	"sync/atomic"
 
 	"github.com/tilegpu/tilegpu/hw/qpu"
@@ -120,14 +122,17 @@ type worker struct {
 	zWrites  bool
 	programs map[uint32]*qpu.Program
 
-	prims   []segPrim
-	hkey    [dedupeSize]uint32
-	hstamp  [dedupeSize]uint32
-	hslot   [dedupeSize]uint16
-	stamp   uint32
-	uniq    []uint32
-	vout    []float32 // per unique vertex: x y z w psize varyings...
-	vstride int
+	prims []segPrim
+	// segStored: the segment's vertex keys are addresses of stored
+	// vertices (TILE_PRIMITIVE_STORED), read instead of shaded.
+	segStored bool
+	hkey      [dedupeSize]uint32
+	hstamp    [dedupeSize]uint32
+	hslot     [dedupeSize]uint16
+	stamp     uint32
+	uniq      []uint32
+	vout      []float32 // per unique vertex: x y z w psize varyings...
+	vstride   int
 
 	// win[slot] is the window position of the segment's vertex slot, valid
 	// when winStamp[slot] == winSeg (bumped for every shaded segment).
@@ -261,7 +266,10 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 	w.memo.valid = false
 	w.fsMemo.valid = false // the uniform stream is read again in every tile
 	w.srValid = false
+	// A segment a RESET or a failing tile abandoned leaves its vertices
+	// behind: they belong to another job, maybe another context.
 	w.prims = w.prims[:0]
+	w.uniq = w.uniq[:0]
 	w.frag.n = 0
 	w.samplesPassed = 0
 	var rd listReader
@@ -298,7 +306,7 @@ func (w *worker) walk(va uint32, skip int, stop *atomic.Bool) error {
 				return err
 			}
 			return w.flushOcclusion()
-		case opTilePrimitive:
+		case opTilePrimitive, opTilePrimitiveStored:
 			if count < skip {
 				if rec[1] > tilePrimTriangle {
 					return clErrorf("TILE_PRIMITIVE mode %d", rec[1])
@@ -430,22 +438,25 @@ func (w *worker) program(pc uint32) (*qpu.Program, error) {
 	return p, nil
 }
 
-// addPrim queues a TILE_PRIMITIVE, giving each vertex a slot in the
-// segment's dedupe table.
+// addPrim queues a TILE_PRIMITIVE or TILE_PRIMITIVE_STORED, giving each
+// vertex a slot in the segment's dedupe table. A segment holds one kind:
+// its vertices are either shaded or read from the vertex store.
 func (w *worker) addPrim(r []byte) error {
 	kind := r[1]
 	if kind > tilePrimTriangle {
 		return clErrorf("TILE_PRIMITIVE mode %d", kind)
 	}
+	stored := r[0] == opTilePrimitiveStored
+	if len(w.prims) > 0 && (len(w.prims) >= segMaxPrims || len(w.uniq)+3 > segMaxVerts || stored != w.segStored) {
+		if err := w.flushSegment(); err != nil {
+			return err
+		}
+	}
 	if len(w.prims) == 0 {
 		if err := w.prepareShaders(); err != nil {
 			return err
 		}
-	}
-	if len(w.prims) >= segMaxPrims || len(w.uniq)+3 > segMaxVerts {
-		if err := w.flushSegment(); err != nil {
-			return err
-		}
+		w.segStored = stored
 	}
 	v := [3]uint32{u32(r, 2), u32(r, 6), u32(r, 10)}
 	w.queuePrim(kind, &v)
@@ -488,7 +499,7 @@ func (w *worker) flushSegment() error {
 	if len(w.prims) == 0 {
 		return w.flushFragments()
 	}
-	if err := w.shadeVertices(); err != nil {
+	if err := w.segmentVertices(); err != nil {
 		return err
 	}
 	w.setupRaster()
@@ -518,6 +529,59 @@ func (w *worker) newWindowSegment() {
 		w.winStamp = [segMaxVerts]uint32{}
 		w.winSeg = 1
 	}
+}
+
+// segmentVertices fills w.vout for the segment's unique vertices: read
+// from the vertex store or shaded.
+func (w *worker) segmentVertices() error {
+	if w.segStored {
+		return w.loadStored()
+	}
+	return w.shadeVertices()
+}
+
+// loadStored reads the segment's unique vertices from the binner's vertex
+// store (vstore.go): at each address, vstride words in w.vout's layout.
+// Neighbouring vertices of a mesh share pages: the last page is kept.
+func (w *worker) loadStored() error {
+	n := len(w.uniq)
+	need := n * w.vstride
+	if cap(w.vout) < need {
+		w.vout = make([]float32, need, segMaxVerts*(5+maxVaryings))
+	}
+	w.vout = w.vout[:need]
+	size := uint32(4 * w.vstride)
+	var tmp [4 * storeWordsMax]byte
+	var page []byte
+	pageVA := uint32(1)
+	for i, va := range w.uniq {
+		var src []byte
+		if off := va & pageMask; off+size <= pageSize {
+			if va&^pageMask != pageVA {
+				p, f := w.m.page(va&^pageMask, false)
+				if f != nil {
+					return f
+				}
+				page, pageVA = p, va&^pageMask
+			}
+			src = page[off : off+size]
+		} else {
+			if f := w.m.read(va, tmp[:size]); f != nil {
+				return f
+			}
+			src = tmp[:size]
+		}
+		o := w.vout[i*w.vstride : (i+1)*w.vstride]
+		if hostLittleEndian {
+			copy(floatBytes(o), src)
+			continue
+		}
+		for k := range o {
+			o[k] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*k:]))
+		}
+	}
+	w.perf.ctr[CtrVSStoredVertices] += uint64(n)
+	return nil
 }
 
 // shadeVertices runs the vertex shader on the segment's unique vertices.
@@ -550,7 +614,7 @@ func (w *worker) shadeVertices() error {
 			return err
 		}
 		w.perf.qpuInstructions += bt.Instructions
-		w.perf.takeCore(w.core)
+		w.perf.takeCore(w.core, EngineRender)
 		w.perf.vertices += uint64(cnt)
 		w.perf.ctr[CtrVSInstructions] += bt.Instructions
 		w.perf.ctr[CtrVSBytesRead] += uint64(cnt) * attributeBytes(sr)

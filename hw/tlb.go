@@ -131,7 +131,7 @@ func (w *worker) flushFragments() error {
 			w.storeMemo(bt)
 		}
 		w.perf.qpuInstructions += bt.Instructions
-		w.perf.takeCore(w.core)
+		w.perf.takeCore(w.core, EngineRender)
 		w.perf.ctr[CtrFSInstructions] += bt.Instructions
 	}
 	mask := fb.mask

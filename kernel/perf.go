@@ -377,10 +377,11 @@ func (d *Device) jobInfo(j *job, err *Error) JobInfo {
 			first, n = hw.CounterDMAFirst, hw.NumDMACounters
 		}
 		for i := 0; i < n; i++ {
+			c := first + hw.Counter(i)
 			a := d.load64(base + off(e, false) + 8 + 8*uint32(i))
 			b := d.load64(base + off(e, true) + 8 + 8*uint32(i))
 			if b >= a {
-				info.Counters[int(first)+i] = b - a
+				info.Counters[c] = b - a
 			}
 		}
 	}

@@ -12,12 +12,15 @@ import (
 )
 
 // Overflow pools handed to the binner on BIN_OOM: the first is 256 KiB, each
-// next one doubles, and a job gets at most 64 MiB in total (a quarter of
-// the kernel VA range); past that the binner waits and the watchdog resets
-// the job.
+// next one doubles up to 4 MiB (unbounded doubling left a job holding up
+// to twice what it needed, e.g. 64 MiB of pools for 33 MiB of tile lists,
+// and the pools of every job not yet retired count against the context's
+// quota), and a job gets at most 64 MiB in total (a quarter of the kernel
+// VA range); past that the binner waits and the watchdog resets the job.
 const (
-	overflowFirst = 256 << 10
-	overflowLimit = 64 << 20
+	overflowFirst   = 256 << 10
+	overflowMaxPool = 4 << 20
+	overflowLimit   = 64 << 20
 )
 
 func (d *Device) kick() {
@@ -334,9 +337,12 @@ func (d *Device) handleBinOOM() {
 	}
 	size := uint64(overflowFirst)
 	if j.overBytes > 0 {
-		size = j.overBytes
+		size = min(j.overBytes, overflowMaxPool)
 	}
 	if j.overBytes+size > overflowLimit {
+		size = overflowLimit - j.overBytes // the last pool fills the limit
+	}
+	if size < overflowFirst {
 		return // the watchdog will reset it
 	}
 	b, err := d.allocBOLocked(j.ctx, uint32(size), true, true)

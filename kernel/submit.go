@@ -68,7 +68,9 @@ func renderCLSize(tiles uint32) uint32 {
 // tilePoolBytes is the tile-allocation pool given to the binner beyond the
 // initial 256-byte blocks: a 4 KiB block for one tile in sixteen, between
 // 64 KiB and 4 MiB. BIN_OOM grows it on demand, so this only sets how often
-// a busy frame takes the interrupt.
+// a busy frame takes the interrupt. The binner's vertex store leaves this
+// much of the pool to the tile lists (hw listReserveBytes, the same
+// formula): what SubmitCL adds beyond it is the store's.
 func tilePoolBytes(tiles uint32) uint32 { return max(64<<10, min(tiles/16, 1024)*4096) }
 
 // SubmitCL validates a binning control list and its shader records,
@@ -170,7 +172,18 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 			return fail(errorf(ENOENT, "SubmitCL: no perf monitor %d", a.PerfMon))
 		}
 	}
-	// The job's report area (perf.go) follows the pool.
+	// The job's report area (perf.go) follows the pool. The pool includes
+	// room for the binner's vertex store while the context holds at most
+	// half its quota with it: the other half stays for the overflow pools
+	// of its unfinished jobs' tile lists (a job whose list cannot grow
+	// hangs until the watchdog resets it, and memory freed by retired
+	// jobs is held until the newest unfinished job retires, device.go).
+	// Without the room the binner shades vertices in the tiles again.
+	storeBytes := uint32(min(v.storeBytes, maxVertexStore))
+	if pages := (uint64(tileBytes) + uint64(storeBytes) + uint64(reportBytes) + pageSize - 1) >> pageShift; uint64(c.charged)+pages > uint64(d.limits.quota/2) {
+		storeBytes = 0
+	}
+	tileBytes += storeBytes
 	tile, err := d.allocBOLocked(c, tileBytes+reportBytes, true, true)
 	if err != nil {
 		return fail(err)

@@ -45,8 +45,9 @@ type attrRange struct {
 
 // shaderState is a validated GL_SHADER_STATE: its attributes' ranges.
 type shaderState struct {
-	off   uint32
-	attrs []attrRange
+	off      uint32
+	attrs    []attrRange
+	varyings int // FragmentNumVaryings
 }
 
 // validator checks one submission, working on the kernel's copy of the
@@ -68,7 +69,10 @@ type validator struct {
 	tbmcOff                        int
 	msaa                           bool
 	cur                            *shaderState
-	shaders                        map[uint64]*shaderState
+	// storeBytes bounds what the binner's vertex store can take for the
+	// primitive records seen so far (vertexStoreBound).
+	storeBytes uint64
+	shaders    map[uint64]*shaderState
 }
 
 func (v *validator) fail(no Errno, format string, args ...any) error {
@@ -426,7 +430,7 @@ func (v *validator) shaderRecord(off uint32, count int) (*shaderState, error) {
 			}
 		}
 	}
-	s := &shaderState{off: off, attrs: make([]attrRange, count)}
+	s := &shaderState{off: off, attrs: make([]attrRange, count), varyings: int(r.FragmentNumVaryings)}
 	for i := 0; i < count; i++ {
 		ao := off + cl.SizeShaderRecord + uint32(i)*cl.SizeAttributeRecord
 		awhere := func() string { return fmt.Sprintf("%s: attribute %d", where(), i) }
@@ -543,7 +547,23 @@ func (v *validator) indexedPrimitives(r *cl.IndexedPrimitiveList, off uint32, wh
 	if err := v.boRange(where, rl.BOIndex, rl.Delta, uint64(r.Length)*isz, "index buffer"); err != nil {
 		return err
 	}
+	// The binner shades the span of the indices when it is compact (at
+	// most 2·Length+64 and MaxIndex+1 slots), else one slot per index.
+	n := uint64(r.Length)
+	v.storeBytes += vertexStoreBound(max(n, min(2*n+64, uint64(r.MaxIndex)+1)), v.cur.varyings)
 	return v.checkMaxIndex(where, uint64(r.MaxIndex))
+}
+
+// Vertex store (docs/hardware.md §4.2.1): the binner may store a record's
+// shaded vertices, 4·(5 + varyings) bytes each, in room it takes from the
+// end of the job's initial pool, at most maxVertexStore per job. SubmitCL
+// adds the bound of the job's records to the pool when the quota allows.
+const maxVertexStore = 32 << 20 // hw maxStoreBytes
+
+// vertexStoreBound is the pool a record of slots shaded vertices with
+// varyings varyings can take.
+func vertexStoreBound(slots uint64, varyings int) uint64 {
+	return min(slots*4*uint64(5+varyings), maxVertexStore)
 }
 
 func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where func() string) error {
@@ -557,6 +577,7 @@ func (v *validator) arrayPrimitives(r *cl.VertexArrayPrimitives, where func() st
 	if last > 0xFFFF_FFFF {
 		return v.fail(EINVAL, "%s: FirstIndex %d + Length %d overflows", where(), r.FirstIndex, r.Length)
 	}
+	v.storeBytes += vertexStoreBound(uint64(r.Length), v.cur.varyings)
 	return v.checkMaxIndex(where, last)
 }
 

@@ -444,6 +444,7 @@ const (
 	OpClearColors                    uint8 = 114 // CLEAR_COLORS
 	OpTileCoordinates                uint8 = 115 // TILE_COORDINATES
 	OpTilePrimitive                  uint8 = 128 // TILE_PRIMITIVE
+	OpTilePrimitiveStored            uint8 = 129 // TILE_PRIMITIVE_STORED
 )
 
 // Control-list record sizes in bytes, opcode included, and in-memory struct sizes.
@@ -482,6 +483,7 @@ const (
 	SizeClearColors                    = 10
 	SizeTileCoordinates                = 3
 	SizeTilePrimitive                  = 14
+	SizeTilePrimitiveStored            = 14
 	SizeShaderRecord                   = 36
 	SizeAttributeRecord                = 12
 	SizeTextureDescriptor              = 32
@@ -2961,6 +2963,76 @@ var layoutTilePrimitive = Layout{
 	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
 }
 
+// TilePrimitiveStored is the control-list record TILE_PRIMITIVE_STORED.
+type TilePrimitiveStored struct {
+	Mode TilePrimitiveMode
+	V0   uint32
+	V1   uint32
+	V2   uint32
+}
+
+// Opcode returns OpTilePrimitiveStored.
+func (TilePrimitiveStored) Opcode() uint8 { return OpTilePrimitiveStored }
+
+// Size returns SizeTilePrimitiveStored, the packed size in bytes.
+func (TilePrimitiveStored) Size() int { return SizeTilePrimitiveStored }
+
+// Pack writes the packed TILE_PRIMITIVE_STORED to dst[:SizeTilePrimitiveStored]. dst must hold at least SizeTilePrimitiveStored bytes.
+func (r TilePrimitiveStored) Pack(dst []byte) {
+	_ = dst[SizeTilePrimitiveStored-1]
+	dst[0] = OpTilePrimitiveStored
+	dst[1] = byte(r.Mode)
+	binary.LittleEndian.PutUint32(dst[2:], r.V0)
+	binary.LittleEndian.PutUint32(dst[6:], r.V1)
+	binary.LittleEndian.PutUint32(dst[10:], r.V2)
+}
+
+// Unpack decodes a packed TILE_PRIMITIVE_STORED from src, which must hold at least SizeTilePrimitiveStored bytes and start with OpTilePrimitiveStored.
+// It decodes bits only: enum values are not range checked (see Check).
+func (r *TilePrimitiveStored) Unpack(src []byte) error {
+	if len(src) < SizeTilePrimitiveStored {
+		return errShort(&layoutTilePrimitiveStored, len(src))
+	}
+	if src[0] != OpTilePrimitiveStored {
+		return errOpcode(&layoutTilePrimitiveStored, src[0])
+	}
+	r.Mode = TilePrimitiveMode(src[1])
+	r.V0 = binary.LittleEndian.Uint32(src[2:])
+	r.V1 = binary.LittleEndian.Uint32(src[6:])
+	r.V2 = binary.LittleEndian.Uint32(src[10:])
+	return nil
+}
+
+// String returns the decoder text of r, as DecodeCL prints it.
+func (r TilePrimitiveStored) String() string {
+	var b [SizeTilePrimitiveStored]byte
+	r.Pack(b[:])
+	return layoutTilePrimitiveStored.Text(b[:])
+}
+
+// Check reports the first enum field of r holding a value the hardware does not define.
+func (r TilePrimitiveStored) Check() error {
+	if !r.Mode.Valid() {
+		return errEnum(&layoutTilePrimitiveStored, 0, uint64(r.Mode))
+	}
+	return nil
+}
+
+var layoutTilePrimitiveStored = Layout{
+	Name:   "TILE_PRIMITIVE_STORED",
+	GoName: "TilePrimitiveStored",
+	Opcode: OpTilePrimitiveStored,
+	Size:   SizeTilePrimitiveStored,
+	Lists:  ListTile,
+	Fields: []Field{
+		{Name: "Mode", Text: "mode", Start: 8, Width: 8, Kind: KindEnum, Enum: &enumTilePrimitiveMode},
+		{Name: "V0", Text: "v0", Start: 16, Width: 32, Kind: KindUint, Hex: true},
+		{Name: "V1", Text: "v1", Start: 48, Width: 32, Kind: KindUint, Hex: true},
+		{Name: "V2", Text: "v2", Start: 80, Width: 32, Kind: KindUint, Hex: true},
+	},
+	Reserved: []byte{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
 // ShaderRecord is the in-memory structure SHADER_RECORD.
 type ShaderRecord struct {
 	Flags                     uint16
@@ -3454,6 +3526,7 @@ var recordLayouts = [256]*Layout{
 	OpClearColors:                    &layoutClearColors,
 	OpTileCoordinates:                &layoutTileCoordinates,
 	OpTilePrimitive:                  &layoutTilePrimitive,
+	OpTilePrimitiveStored:            &layoutTilePrimitiveStored,
 }
 
 // ringLayouts is indexed by ring opcode.
@@ -3547,6 +3620,8 @@ func newRecord(op uint8) Record {
 		return &TileCoordinates{}
 	case OpTilePrimitive:
 		return &TilePrimitive{}
+	case OpTilePrimitiveStored:
+		return &TilePrimitiveStored{}
 	}
 	return nil
 }
@@ -3690,6 +3765,10 @@ func unpackRecord(op uint8, b []byte) (Record, error) {
 		var r TilePrimitive
 		err := r.Unpack(b)
 		return r, err
+	case OpTilePrimitiveStored:
+		var r TilePrimitiveStored
+		err := r.Unpack(b)
+		return r, err
 	}
 	return nil, errUnknownOpcode(op)
 }
@@ -3730,6 +3809,7 @@ var allRecords = []Record{
 	ClearColors{},
 	TileCoordinates{},
 	TilePrimitive{},
+	TilePrimitiveStored{},
 }
 
 // allRingPackets lists a zero value of every ring packet type.
