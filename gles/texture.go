@@ -257,6 +257,13 @@ func (c *Context) TexImage2D(target gl.Enum, level int, internalFormat int, widt
 	if ifmt == bgra8EXT && format == bgraEXT {
 		ifmt = bgraEXT // the sized BGRA8_EXT of EXT_texture_format_BGRA8888 (revision 1.1 and later)
 	}
+	if base, sized, match := unsizedFormat(ifmt, format, ty); sized {
+		if !match {
+			c.recordError(gl.INVALID_OPERATION) // OES_required_internalformat's table 3.3
+			return
+		}
+		ifmt = base
+	}
 	if !isBaseFormat(ifmt) && !isDepthFormat(ifmt) {
 		c.recordError(gl.INVALID_VALUE)
 		return
