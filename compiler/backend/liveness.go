@@ -1,5 +1,7 @@
 package backend
 
+import "math/bits"
+
 // bitset is a set of temps.
 type bitset []uint64
 
@@ -150,14 +152,12 @@ func computeIntervals(p *Program) *intervals {
 		for w := range liveIn[bi] {
 			in := liveIn[bi][w] & reachIn[bi][w]
 			out := liveOut[bi][w] & reachOut[bi][w]
-			for b := 0; b < 64; b++ {
-				t := w*64 + b
-				if in&(1<<uint(b)) != 0 {
-					iv.touch(t, ip0[bi])
-				}
-				if out&(1<<uint(b)) != 0 {
-					iv.touch(t, ip0[bi+1])
-				}
+			// Only the set bits (most words are empty).
+			for ; in != 0; in &= in - 1 {
+				iv.touch(w*64+bits.TrailingZeros64(in), ip0[bi])
+			}
+			for ; out != 0; out &= out - 1 {
+				iv.touch(w*64+bits.TrailingZeros64(out), ip0[bi+1])
 			}
 		}
 	}

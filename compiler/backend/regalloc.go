@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"sort"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
 	"github.com/tilegpu/tilegpu/hw/isa"
@@ -116,13 +115,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		live[t] = iv.End[t] >= 0
 	}
 	// Interference graph from interval overlap (sweep in start order).
-	order := make([]int, 0, n)
-	for t := 0; t < n; t++ {
-		if live[t] {
-			order = append(order, t)
-		}
-	}
-	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
+	order := startOrder(iv, live)
 	// Two sweeps: the first counts each temp's neighbours, the second
 	// fills adjacency lists carved out of one array (in the order appending
 	// per edge gives): growing a slice per temp, or a list of all edges,
@@ -280,7 +273,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			}
 		}
 	}
-	chosen := map[int]bool{}
+	chosen := make([]bool, n)
 	var spills []int
 	stuck := -1
 	for _, t := range selectOrder {
@@ -407,7 +400,7 @@ func pickReg(avail, used regSet, t int, iv *intervals, reg []int, partners [][]i
 func preferFiles(partners [][]int, order []int) []int8 {
 	pref := make([]int8, len(partners))
 	byDegree := append([]int(nil), order...)
-	sort.SliceStable(byDegree, func(i, j int) bool { return len(partners[byDegree[i]]) > len(partners[byDegree[j]]) })
+	slices.SortStableFunc(byDegree, func(a, b int) int { return len(partners[b]) - len(partners[a]) })
 	var balance int
 	decide := func(t int) {
 		vote := 0
@@ -485,7 +478,7 @@ func operandPartners(insts []*Inst, n int) [][]int {
 // take (holds), whichever is spillable, not chosen yet and has the lowest
 // cost per degree; -1 if none. Only those free a register there, and
 // each failed node needs one register of its own.
-func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen map[int]bool, holds func(int) bool) int {
+func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen []bool, holds func(int) bool) int {
 	best, pick := 0.0, -1
 	consider := func(t int) {
 		if noSpill[t] || chosen[t] {
@@ -505,8 +498,30 @@ func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen
 	return pick
 }
 
-func sortInts(a []int, less func(x, y int) bool) {
-	sort.SliceStable(a, func(i, j int) bool { return less(a[i], a[j]) })
+// startOrder lists the live temps by interval start, ties in temp order
+// (a stable sort of the temps by Start): a counting sort, since starts are
+// instruction indices bounded by the program length (a comparison sort
+// through sort.SliceStable was a tenth of colour's time).
+func startOrder(iv *intervals, live []bool) []int {
+	count := make([]int, len(iv.insts)+2)
+	k := 0
+	for t, l := range live {
+		if l {
+			count[iv.Start[t]+1]++
+			k++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	order := make([]int, k)
+	for t, l := range live {
+		if l {
+			order[count[iv.Start[t]]] = t
+			count[iv.Start[t]]++
+		}
+	}
+	return order
 }
 
 // tempClasses computes each temp's class bits.
