@@ -107,20 +107,46 @@ const maxInterferences = 1 << 24
 // errTooComplex reports a program over maxInterferences.
 var errTooComplex = fmt.Errorf("backend: shader too complex: more than %d pairs of values live at once (register allocation limit)", maxInterferences)
 
-// colour runs class-based graph colouring over the intervals.
-func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
+// colourScratch holds colour's per-temp arrays between the allocation
+// rounds of one RegAlloc: each round needs the same arrays (a few more
+// temps after spilling), and allocating them afresh every round was the
+// largest share of the allocator's garbage.
+type colourScratch struct {
+	live, noSpill, removed, queued, chosen []bool
+	degree, backing, qsum, stack, reg      []int
+	selectOrder, work, spills, count       []int
+	order                                  []int
+	cost                                   []float64
+	adj                                    [][]int
+}
+
+// scratch returns *buf resized to n zeroed elements, reusing its array
+// when it is large enough.
+func scratch[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, n+n/4)
+	} else {
+		*buf = (*buf)[:n]
+		clear(*buf)
+	}
+	return *buf
+}
+
+// colour runs class-based graph colouring over the intervals. The
+// allocation it returns aliases sc, valid until sc's next use.
+func colour(p *Program, iv *intervals, rc *regClasses, class []int, sc *colourScratch) allocation {
 	n := p.NumTemps
-	live := make([]bool, n)
+	live := scratch(&sc.live, n)
 	for t := 0; t < n; t++ {
 		live[t] = iv.End[t] >= 0
 	}
 	// Interference graph from interval overlap (sweep in start order).
-	order := startOrder(iv, live)
+	order := startOrder(iv, live, sc)
 	// Two sweeps: the first counts each temp's neighbours, the second
 	// fills adjacency lists carved out of one array (in the order appending
 	// per edge gives): growing a slice per temp, or a list of all edges,
 	// was most of the allocator's allocations.
-	degree := make([]int, n)
+	degree := scratch(&sc.degree, n)
 	edges := 0
 	for i, a := range order {
 		for _, b := range order[i+1:] {
@@ -137,8 +163,8 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			return allocation{tooComplex: true}
 		}
 	}
-	adj := make([][]int, n)
-	backing := make([]int, 2*edges)
+	adj := scratch(&sc.adj, n)
+	backing := scratch(&sc.backing, 2*edges)
 	for t, d := range degree {
 		adj[t], backing = backing[:0:d], backing[d:]
 	}
@@ -154,7 +180,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 	}
 	// Spill costs.
-	cost := make([]float64, n)
+	cost := scratch(&sc.cost, n)
 	for ip, in := range iv.insts {
 		w := 1.0
 		for d := 0; d < iv.depth[ip] && d < 6; d++ {
@@ -169,7 +195,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			cost[in.Dst.Index] += w
 		}
 	}
-	noSpill := make([]bool, n)
+	noSpill := scratch(&sc.noSpill, n)
 	for _, in := range iv.insts {
 		if in.noSpill {
 			for _, r := range in.Reads() {
@@ -187,16 +213,17 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	}
 
 	// Simplify.
-	qsum := make([]int, n)
+	qsum := scratch(&sc.qsum, n)
 	for _, a := range order {
 		for _, b := range adj[a] {
 			qsum[a] += rc.q[class[a]][class[b]]
 		}
 	}
-	removed := make([]bool, n)
-	queued := make([]bool, n)
-	stack := make([]int, 0, len(order))
-	var work []int // trivially colourable nodes not yet removed
+	removed := scratch(&sc.removed, n)
+	queued := scratch(&sc.queued, n)
+	stack := scratch(&sc.stack, len(order))[:0]
+	work := sc.work[:0] // trivially colourable nodes not yet removed
+	defer func() { sc.work = work[:0] }()
 	for _, t := range order {
 		if qsum[t] < rc.p[class[t]] {
 			work = append(work, t)
@@ -245,7 +272,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	}
 
 	// Select.
-	reg := make([]int, n)
+	reg := scratch(&sc.reg, n)
 	for i := range reg {
 		reg[i] = -1
 	}
@@ -265,7 +292,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 		return 2
 	}
-	selectOrder := make([]int, 0, len(stack))
+	selectOrder := scratch(&sc.selectOrder, len(stack))[:0]
 	for r := 0; r < 3; r++ {
 		for i := len(stack) - 1; i >= 0; i-- {
 			if t := stack[i]; rank(t) == r {
@@ -273,8 +300,9 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			}
 		}
 	}
-	chosen := make([]bool, n)
-	var spills []int
+	chosen := scratch(&sc.chosen, n)
+	spills := sc.spills[:0]
+	defer func() { sc.spills = spills[:0] }()
 	stuck := -1
 	for _, t := range selectOrder {
 		if chosen[t] {
@@ -502,8 +530,8 @@ func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen
 // (a stable sort of the temps by Start): a counting sort, since starts are
 // instruction indices bounded by the program length (a comparison sort
 // through sort.SliceStable was a tenth of colour's time).
-func startOrder(iv *intervals, live []bool) []int {
-	count := make([]int, len(iv.insts)+2)
+func startOrder(iv *intervals, live []bool, sc *colourScratch) []int {
+	count := scratch(&sc.count, len(iv.insts)+2)
 	k := 0
 	for t, l := range live {
 		if l {
@@ -514,7 +542,7 @@ func startOrder(iv *intervals, live []bool) []int {
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
-	order := make([]int, k)
+	order := scratch(&sc.order, k)
 	for t, l := range live {
 		if l {
 			order[count[iv.Start[t]]] = t
@@ -675,10 +703,11 @@ func RegAlloc(p *Program, opts Options) error {
 		fileRegs = opts.RegisterLimit
 	}
 	rc := newRegClasses(fileRegs)
+	var sc colourScratch
 	for round := 0; ; round++ {
 		iv := computeIntervals(p)
 		class := tempClasses(p, iv)
-		a := colour(p, iv, rc, class)
+		a := colour(p, iv, rc, class, &sc)
 		p.AllocRounds = round + 1
 		if a.tooComplex {
 			return errTooComplex
