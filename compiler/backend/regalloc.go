@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
 	"github.com/tilegpu/tilegpu/hw/isa"
@@ -118,6 +119,21 @@ type colourScratch struct {
 	order                                  []int
 	cost                                   []float64
 	adj                                    [][]int
+}
+
+// colourScratchPool keeps colour's arrays from one compile to the next
+// (a fuzzing or corpus run compiles thousands of small programs; each
+// allocated and dropped the same arrays). Arrays above maxPooledScratch
+// elements are not kept, so one huge shader does not pin its memory.
+var colourScratchPool = sync.Pool{New: func() any { return new(colourScratch) }}
+
+const maxPooledScratch = 1 << 16
+
+func (sc *colourScratch) release() {
+	if cap(sc.backing) > maxPooledScratch || cap(sc.adj) > maxPooledScratch || cap(sc.count) > maxPooledScratch {
+		return
+	}
+	colourScratchPool.Put(sc)
 }
 
 // scratch returns *buf resized to n zeroed elements, reusing its array
@@ -703,11 +719,12 @@ func RegAlloc(p *Program, opts Options) error {
 		fileRegs = opts.RegisterLimit
 	}
 	rc := newRegClasses(fileRegs)
-	var sc colourScratch
+	sc := colourScratchPool.Get().(*colourScratch)
+	defer sc.release()
 	for round := 0; ; round++ {
 		iv := computeIntervals(p)
 		class := tempClasses(p, iv)
-		a := colour(p, iv, rc, class, &sc)
+		a := colour(p, iv, rc, class, sc)
 		p.AllocRounds = round + 1
 		if a.tooComplex {
 			return errTooComplex

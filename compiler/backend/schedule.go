@@ -1,8 +1,10 @@
 package backend
 
 import (
-	"github.com/tilegpu/tilegpu/hw/isa"
 	"slices"
+	"sync"
+
+	"github.com/tilegpu/tilegpu/hw/isa"
 )
 
 // Bundle is one machine instruction: up to one add-unit op, one mul-unit
@@ -154,9 +156,18 @@ func isSFUWrite(in *Inst) bool {
 // bundles, pairing independent add- and mul-unit ops.
 func Schedule(p *Program) *Scheduled {
 	s := &Scheduled{Blocks: make([][]*Bundle, len(p.Blocks))}
-	var sc schedScratch
+	sc := schedScratchPool.Get().(*schedScratch)
 	for bi, b := range p.Blocks {
 		s.Blocks[bi] = sc.block(b.Insts)
+	}
+	if cap(sc.edgeBuf) <= maxPooledScratch {
+		// Nothing in it is referenced any more: drop the pointers the
+		// node and edge arrays still hold before pooling them.
+		clear(sc.nodes[:cap(sc.nodes)])
+		clear(sc.nodeBuf[:cap(sc.nodeBuf)])
+		clear(sc.edgeBuf[:cap(sc.edgeBuf)])
+		clear(sc.avail[:cap(sc.avail)])
+		schedScratchPool.Put(sc)
 	}
 	// END rides on the last instruction when it can, or on the one before
 	// it when the two are independent and can trade places.
@@ -235,6 +246,10 @@ type schedScratch struct {
 	edgeBuf           []schedEdge
 	readBuf, writeBuf []int
 }
+
+// schedScratchPool keeps the scheduler's arrays from one compile to the
+// next, like colourScratchPool.
+var schedScratchPool = sync.Pool{New: func() any { return new(schedScratch) }}
 
 func scheduleBlock(insts []*Inst) []*Bundle {
 	var sc schedScratch
