@@ -97,8 +97,9 @@ func computeIntervals(p *Program) *intervals {
 	ip0[nb] = len(iv.insts)
 	succ := make([][]int, nb)
 	pred := make([][]int, nb)
+	succBuf := make([]int, 2*nb) // at most two successors per block
 	for bi := range p.Blocks {
-		succ[bi] = p.successors(bi)
+		succ[bi] = p.appendSuccessors(succBuf[2*bi:2*bi:2*bi+2], bi)
 		for _, s := range succ[bi] {
 			pred[s] = append(pred[s], bi)
 		}

@@ -652,7 +652,8 @@ func readUnwritten(p *Program) []bool {
 				written[bi][w] = ^uint64(0)
 			}
 		}
-		for _, s := range p.successors(bi) {
+		var sb [2]int
+		for _, s := range p.appendSuccessors(sb[:0], bi) {
 			pred[s] = append(pred[s], bi)
 		}
 	}
