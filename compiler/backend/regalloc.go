@@ -113,6 +113,7 @@ var errTooComplex = fmt.Errorf("backend: shader too complex: more than %d pairs 
 // temps after spilling), and allocating them afresh every round was the
 // largest share of the allocator's garbage.
 type colourScratch struct {
+	liveness                               livenessScratch
 	live, noSpill, removed, queued, chosen []bool
 	degree, backing, qsum, stack, reg      []int
 	selectOrder, work, spills, count       []int
@@ -130,7 +131,9 @@ var colourScratchPool = sync.Pool{New: func() any { return new(colourScratch) }}
 const maxPooledScratch = 1 << 16
 
 func (sc *colourScratch) release() {
-	if cap(sc.backing) > maxPooledScratch || cap(sc.adj) > maxPooledScratch || cap(sc.count) > maxPooledScratch {
+	sc.liveness.release()
+	if cap(sc.backing) > maxPooledScratch || cap(sc.adj) > maxPooledScratch || cap(sc.count) > maxPooledScratch ||
+		cap(sc.liveness.words) > maxPooledScratch {
 		return
 	}
 	colourScratchPool.Put(sc)
@@ -723,7 +726,7 @@ func RegAlloc(p *Program, opts Options) error {
 	sc := colourScratchPool.Get().(*colourScratch)
 	defer sc.release()
 	for round := 0; ; round++ {
-		iv := computeIntervals(p)
+		iv := sc.liveness.intervals(p)
 		class := tempClasses(p, iv)
 		a := colour(p, iv, rc, class, sc)
 		p.AllocRounds = round + 1
