@@ -255,7 +255,7 @@ func unrollLoop(f *Func, l *Loop, limit int) ([]Node, bool) {
 	for _, p := range l.Phis {
 		entry[p] = p.Args[0]
 	}
-	var active *Instr // nil: all lanes
+	var active *Instr        // nil: all lanes
 	m := map[*Instr]*Instr{} // original → copy, for the copy being made
 	for k, it := range iters {
 		clear(m)
