@@ -501,22 +501,37 @@ const partnerSmallImm = -1
 // operandPartners lists, per temp, the temps (or partnerSmallImm) it is
 // read together with.
 func operandPartners(insts []*Inst, n int) [][]int {
+	// Two sweeps, as for the interference lists: count each temp's
+	// partners, then fill lists carved from one array (in the order
+	// appending would give) instead of growing a slice per temp.
 	out := make([][]int, n)
-	for _, in := range insts {
-		if !in.Op.IsALU() || in.Op.unary() || in.Src[0] == in.Src[1] {
-			continue
-		}
-		a, b := in.Src[0], in.Src[1]
-		switch {
-		case a.IsTemp() && b.IsTemp():
-			out[a.Index] = append(out[a.Index], b.Index)
-			out[b.Index] = append(out[b.Index], a.Index)
-		case a.IsTemp() && b.File == FileSmallImm:
-			out[a.Index] = append(out[a.Index], partnerSmallImm)
-		case b.IsTemp() && a.File == FileSmallImm:
-			out[b.Index] = append(out[b.Index], partnerSmallImm)
+	count := make([]int, n)
+	total := 0
+	each := func(add func(t, partner int)) {
+		for _, in := range insts {
+			if !in.Op.IsALU() || in.Op.unary() || in.Src[0] == in.Src[1] {
+				continue
+			}
+			a, b := in.Src[0], in.Src[1]
+			switch {
+			case a.IsTemp() && b.IsTemp():
+				add(a.Index, b.Index)
+				add(b.Index, a.Index)
+			case a.IsTemp() && b.File == FileSmallImm:
+				add(a.Index, partnerSmallImm)
+			case b.IsTemp() && a.File == FileSmallImm:
+				add(b.Index, partnerSmallImm)
+			}
 		}
 	}
+	each(func(t, _ int) { count[t]++; total++ })
+	backing := make([]int, total)
+	for t, c := range count {
+		if c > 0 {
+			out[t], backing = backing[:0:c], backing[c:]
+		}
+	}
+	each(func(t, partner int) { out[t] = append(out[t], partner) })
 	return out
 }
 
