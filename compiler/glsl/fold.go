@@ -142,6 +142,23 @@ func foldLinear(a, b, res *Type, x, y Value) Value {
 	return out
 }
 
+// floatToInt converts as the hardware (and ir.FToI) does: truncation,
+// saturating at the int32 range, NaN → 0. Go's int32(f) is
+// implementation-defined for NaN and out-of-range values (MinInt32 on
+// amd64), so a folded int(0.0/0.0) indexed out of range where the same
+// expression computed at run time reads element 0.
+func floatToInt(f float32) int32 {
+	switch {
+	case f != f:
+		return 0
+	case f >= 2147483647:
+		return 1<<31 - 1
+	case f <= -2147483648:
+		return -1 << 31
+	}
+	return int32(f)
+}
+
 // convertScalar converts a constant component to kind k as constructors do.
 func convertScalar(s Scalar, k Kind) Scalar {
 	var f float32
@@ -162,7 +179,7 @@ func convertScalar(s Scalar, k Kind) Scalar {
 		if s.Kind == Int {
 			return s
 		}
-		return Scalar{Kind: Int, I: int32(f)}
+		return Scalar{Kind: Int, I: floatToInt(f)}
 	}
 	if s.Kind == Bool {
 		return s
