@@ -1,21 +1,12 @@
 package backend
 
+import "math/bits"
+
 // bitset is a set of temps.
 type bitset []uint64
 
 func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
 
-// newBitsets returns k bitsets of n bits carved from one allocation
-// (liveness makes seven per block per allocation round).
-func newBitsets(k, n int) []bitset {
-	w := (n + 63) / 64
-	backing := make([]uint64, k*w)
-	out := make([]bitset, k)
-	for i := range out {
-		out[i], backing = backing[:w:w], backing[w:]
-	}
-	return out
-}
 func (s bitset) has(i int) bool    { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (s bitset) set(i int)         { s[i>>6] |= 1 << (uint(i) & 63) }
 func (s bitset) copyFrom(o bitset) { copy(s, o) }
@@ -44,18 +35,53 @@ type intervals struct {
 // kill) intersected with reaching definitions (a temp is not live before
 // any definition of it can have run), then takes each temp's hull.
 func computeIntervals(p *Program) *intervals {
+	var ls livenessScratch
+	return ls.intervals(p)
+}
+
+// livenessScratch holds liveness's arrays between the allocation rounds
+// (and, pooled with colour's, between compiles): every round recomputes
+// the same sets over a slightly larger program.
+type livenessScratch struct {
+	iv                             intervals
+	ip0, succBuf, predBuf, predLen []int
+	words                          []uint64
+	sets, views                    []bitset
+	succ, pred                     [][]int
+}
+
+// release drops the instructions the scratch still points to.
+func (ls *livenessScratch) release() { clear(ls.iv.insts[:cap(ls.iv.insts)]) }
+
+// intervals computes p's intervals in ls's arrays; the result is valid
+// until ls's next use.
+func (ls *livenessScratch) intervals(p *Program) *intervals {
 	n := p.NumTemps
 	nb := len(p.Blocks)
-	use := make([]bitset, nb)
-	kill := make([]bitset, nb)
-	gen := make([]bitset, nb)
-	ip0 := make([]int, nb+1)
-	iv := &intervals{Start: make([]int, n), End: make([]int, n)}
+	w := (n + 63) / 64
+	words := scratch(&ls.words, (7*nb+1)*w)
+	sets := scratch(&ls.sets, 7*nb+1)
+	for i := range sets {
+		sets[i], words = words[:w:w], words[w:]
+	}
+	views := scratch(&ls.views, 7*nb)
+	use, kill, gen := views[:nb:nb], views[nb:2*nb:2*nb], views[2*nb:3*nb:3*nb]
+	ip0 := scratch(&ls.ip0, nb+1)
+	iv := &ls.iv
+	iv.Start = scratch(&iv.Start, n)
+	iv.End = scratch(&iv.End, n)
 	for i := range iv.Start {
 		iv.Start[i] = 1 << 30
 		iv.End[i] = -1
 	}
-	sets := newBitsets(7*nb+1, n)
+	// The linear order in two arrays sized up front (appending grew them
+	// through a doubling series: a fifth of liveness's allocation).
+	total := 0
+	for _, b := range p.Blocks {
+		total += len(b.Insts)
+	}
+	iv.insts = scratch(&iv.insts, total)[:0]
+	iv.depth = scratch(&iv.depth, total)[:0]
 	for bi, b := range p.Blocks {
 		use[bi], kill[bi], gen[bi] = sets[7*bi], sets[7*bi+1], sets[7*bi+2]
 		ip0[bi] = len(iv.insts)
@@ -85,16 +111,28 @@ func computeIntervals(p *Program) *intervals {
 		}
 	}
 	ip0[nb] = len(iv.insts)
-	succ := make([][]int, nb)
-	pred := make([][]int, nb)
+	succ := scratch(&ls.succ, nb)
+	pred := scratch(&ls.pred, nb)
+	succBuf := scratch(&ls.succBuf, 2*nb) // at most two successors per block
+	predLen := scratch(&ls.predLen, nb)
 	for bi := range p.Blocks {
-		succ[bi] = p.successors(bi)
+		succ[bi] = p.appendSuccessors(succBuf[2*bi:2*bi:2*bi+2], bi)
+		for _, s := range succ[bi] {
+			predLen[s]++
+		}
+	}
+	// Predecessor lists carved from one array (counted first).
+	predBuf := scratch(&ls.predBuf, 2*nb)
+	for bi, k := range predLen {
+		pred[bi], predBuf = predBuf[:0:k], predBuf[k:]
+	}
+	for bi := range p.Blocks {
 		for _, s := range succ[bi] {
 			pred[s] = append(pred[s], bi)
 		}
 	}
 	// Reaching definitions (forward).
-	reachIn, reachOut := make([]bitset, nb), make([]bitset, nb)
+	reachIn, reachOut := views[3*nb:4*nb:4*nb], views[4*nb:5*nb:5*nb]
 	for bi := range reachIn {
 		reachIn[bi], reachOut[bi] = sets[7*bi+3], sets[7*bi+4]
 	}
@@ -121,7 +159,7 @@ func computeIntervals(p *Program) *intervals {
 		}
 	}
 	// Liveness (backward).
-	liveIn, liveOut := make([]bitset, nb), make([]bitset, nb)
+	liveIn, liveOut := views[5*nb:6*nb:6*nb], views[6*nb:7*nb:7*nb]
 	for bi := range liveIn {
 		liveIn[bi], liveOut[bi] = sets[7*bi+5], sets[7*bi+6]
 	}
@@ -150,14 +188,12 @@ func computeIntervals(p *Program) *intervals {
 		for w := range liveIn[bi] {
 			in := liveIn[bi][w] & reachIn[bi][w]
 			out := liveOut[bi][w] & reachOut[bi][w]
-			for b := 0; b < 64; b++ {
-				t := w*64 + b
-				if in&(1<<uint(b)) != 0 {
-					iv.touch(t, ip0[bi])
-				}
-				if out&(1<<uint(b)) != 0 {
-					iv.touch(t, ip0[bi+1])
-				}
+			// Only the set bits (most words are empty).
+			for ; in != 0; in &= in - 1 {
+				iv.touch(w*64+bits.TrailingZeros64(in), ip0[bi])
+			}
+			for ; out != 0; out &= out - 1 {
+				iv.touch(w*64+bits.TrailingZeros64(out), ip0[bi+1])
 			}
 		}
 	}

@@ -384,10 +384,11 @@ func (p *Program) String() string {
 	return sb.String()
 }
 
-// successors returns the indices of the blocks control may reach after b.
-func (p *Program) successors(bi int) []int {
+// appendSuccessors appends the indices of the blocks control may reach
+// after block bi (at most two) to out: callers pass an array of their own
+// instead of a new slice per block.
+func (p *Program) appendSuccessors(out []int, bi int) []int {
 	b := p.Blocks[bi]
-	var out []int
 	fall := true
 	if n := len(b.Insts); n > 0 {
 		last := b.Insts[n-1]

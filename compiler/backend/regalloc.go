@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"sort"
+	"sync"
 
 	"github.com/tilegpu/tilegpu/compiler/ir"
 	"github.com/tilegpu/tilegpu/hw/isa"
@@ -108,26 +108,64 @@ const maxInterferences = 1 << 24
 // errTooComplex reports a program over maxInterferences.
 var errTooComplex = fmt.Errorf("backend: shader too complex: more than %d pairs of values live at once (register allocation limit)", maxInterferences)
 
-// colour runs class-based graph colouring over the intervals.
-func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
+// colourScratch holds colour's per-temp arrays between the allocation
+// rounds of one RegAlloc: each round needs the same arrays (a few more
+// temps after spilling), and allocating them afresh every round was the
+// largest share of the allocator's garbage.
+type colourScratch struct {
+	liveness                               livenessScratch
+	live, noSpill, removed, queued, chosen []bool
+	degree, backing, qsum, stack, reg      []int
+	selectOrder, work, spills, count       []int
+	order                                  []int
+	cost                                   []float64
+	adj                                    [][]int
+}
+
+// colourScratchPool keeps colour's arrays from one compile to the next
+// (a fuzzing or corpus run compiles thousands of small programs; each
+// allocated and dropped the same arrays). Arrays above maxPooledScratch
+// elements are not kept, so one huge shader does not pin its memory.
+var colourScratchPool = sync.Pool{New: func() any { return new(colourScratch) }}
+
+const maxPooledScratch = 1 << 16
+
+func (sc *colourScratch) release() {
+	sc.liveness.release()
+	if cap(sc.backing) > maxPooledScratch || cap(sc.adj) > maxPooledScratch || cap(sc.count) > maxPooledScratch ||
+		cap(sc.liveness.words) > maxPooledScratch {
+		return
+	}
+	colourScratchPool.Put(sc)
+}
+
+// scratch returns *buf resized to n zeroed elements, reusing its array
+// when it is large enough.
+func scratch[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, n+n/4)
+	} else {
+		*buf = (*buf)[:n]
+		clear(*buf)
+	}
+	return *buf
+}
+
+// colour runs class-based graph colouring over the intervals. The
+// allocation it returns aliases sc, valid until sc's next use.
+func colour(p *Program, iv *intervals, rc *regClasses, class []int, sc *colourScratch) allocation {
 	n := p.NumTemps
-	live := make([]bool, n)
+	live := scratch(&sc.live, n)
 	for t := 0; t < n; t++ {
 		live[t] = iv.End[t] >= 0
 	}
 	// Interference graph from interval overlap (sweep in start order).
-	order := make([]int, 0, n)
-	for t := 0; t < n; t++ {
-		if live[t] {
-			order = append(order, t)
-		}
-	}
-	sortInts(order, func(a, b int) bool { return iv.Start[a] < iv.Start[b] })
+	order := startOrder(iv, live, sc)
 	// Two sweeps: the first counts each temp's neighbours, the second
 	// fills adjacency lists carved out of one array (in the order appending
 	// per edge gives): growing a slice per temp, or a list of all edges,
 	// was most of the allocator's allocations.
-	degree := make([]int, n)
+	degree := scratch(&sc.degree, n)
 	edges := 0
 	for i, a := range order {
 		for _, b := range order[i+1:] {
@@ -144,8 +182,8 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			return allocation{tooComplex: true}
 		}
 	}
-	adj := make([][]int, n)
-	backing := make([]int, 2*edges)
+	adj := scratch(&sc.adj, n)
+	backing := scratch(&sc.backing, 2*edges)
 	for t, d := range degree {
 		adj[t], backing = backing[:0:d], backing[d:]
 	}
@@ -161,7 +199,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 	}
 	// Spill costs.
-	cost := make([]float64, n)
+	cost := scratch(&sc.cost, n)
 	for ip, in := range iv.insts {
 		w := 1.0
 		for d := 0; d < iv.depth[ip] && d < 6; d++ {
@@ -176,7 +214,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			cost[in.Dst.Index] += w
 		}
 	}
-	noSpill := make([]bool, n)
+	noSpill := scratch(&sc.noSpill, n)
 	for _, in := range iv.insts {
 		if in.noSpill {
 			for _, r := range in.Reads() {
@@ -194,16 +232,17 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	}
 
 	// Simplify.
-	qsum := make([]int, n)
+	qsum := scratch(&sc.qsum, n)
 	for _, a := range order {
 		for _, b := range adj[a] {
 			qsum[a] += rc.q[class[a]][class[b]]
 		}
 	}
-	removed := make([]bool, n)
-	queued := make([]bool, n)
-	stack := make([]int, 0, len(order))
-	var work []int // trivially colourable nodes not yet removed
+	removed := scratch(&sc.removed, n)
+	queued := scratch(&sc.queued, n)
+	stack := scratch(&sc.stack, len(order))[:0]
+	work := sc.work[:0] // trivially colourable nodes not yet removed
+	defer func() { sc.work = work[:0] }()
 	for _, t := range order {
 		if qsum[t] < rc.p[class[t]] {
 			work = append(work, t)
@@ -252,7 +291,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 	}
 
 	// Select.
-	reg := make([]int, n)
+	reg := scratch(&sc.reg, n)
 	for i := range reg {
 		reg[i] = -1
 	}
@@ -272,7 +311,7 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 		}
 		return 2
 	}
-	selectOrder := make([]int, 0, len(stack))
+	selectOrder := scratch(&sc.selectOrder, len(stack))[:0]
 	for r := 0; r < 3; r++ {
 		for i := len(stack) - 1; i >= 0; i-- {
 			if t := stack[i]; rank(t) == r {
@@ -280,8 +319,9 @@ func colour(p *Program, iv *intervals, rc *regClasses, class []int) allocation {
 			}
 		}
 	}
-	chosen := map[int]bool{}
-	var spills []int
+	chosen := scratch(&sc.chosen, n)
+	spills := sc.spills[:0]
+	defer func() { sc.spills = spills[:0] }()
 	stuck := -1
 	for _, t := range selectOrder {
 		if chosen[t] {
@@ -407,7 +447,7 @@ func pickReg(avail, used regSet, t int, iv *intervals, reg []int, partners [][]i
 func preferFiles(partners [][]int, order []int) []int8 {
 	pref := make([]int8, len(partners))
 	byDegree := append([]int(nil), order...)
-	sort.SliceStable(byDegree, func(i, j int) bool { return len(partners[byDegree[i]]) > len(partners[byDegree[j]]) })
+	slices.SortStableFunc(byDegree, func(a, b int) int { return len(partners[b]) - len(partners[a]) })
 	var balance int
 	decide := func(t int) {
 		vote := 0
@@ -461,22 +501,37 @@ const partnerSmallImm = -1
 // operandPartners lists, per temp, the temps (or partnerSmallImm) it is
 // read together with.
 func operandPartners(insts []*Inst, n int) [][]int {
+	// Two sweeps, as for the interference lists: count each temp's
+	// partners, then fill lists carved from one array (in the order
+	// appending would give) instead of growing a slice per temp.
 	out := make([][]int, n)
-	for _, in := range insts {
-		if !in.Op.IsALU() || in.Op.unary() || in.Src[0] == in.Src[1] {
-			continue
-		}
-		a, b := in.Src[0], in.Src[1]
-		switch {
-		case a.IsTemp() && b.IsTemp():
-			out[a.Index] = append(out[a.Index], b.Index)
-			out[b.Index] = append(out[b.Index], a.Index)
-		case a.IsTemp() && b.File == FileSmallImm:
-			out[a.Index] = append(out[a.Index], partnerSmallImm)
-		case b.IsTemp() && a.File == FileSmallImm:
-			out[b.Index] = append(out[b.Index], partnerSmallImm)
+	count := make([]int, n)
+	total := 0
+	each := func(add func(t, partner int)) {
+		for _, in := range insts {
+			if !in.Op.IsALU() || in.Op.unary() || in.Src[0] == in.Src[1] {
+				continue
+			}
+			a, b := in.Src[0], in.Src[1]
+			switch {
+			case a.IsTemp() && b.IsTemp():
+				add(a.Index, b.Index)
+				add(b.Index, a.Index)
+			case a.IsTemp() && b.File == FileSmallImm:
+				add(a.Index, partnerSmallImm)
+			case b.IsTemp() && a.File == FileSmallImm:
+				add(b.Index, partnerSmallImm)
+			}
 		}
 	}
+	each(func(t, _ int) { count[t]++; total++ })
+	backing := make([]int, total)
+	for t, c := range count {
+		if c > 0 {
+			out[t], backing = backing[:0:c], backing[c:]
+		}
+	}
+	each(func(t, partner int) { out[t] = append(out[t], partner) })
 	return out
 }
 
@@ -485,7 +540,7 @@ func operandPartners(insts []*Inst, n int) [][]int {
 // take (holds), whichever is spillable, not chosen yet and has the lowest
 // cost per degree; -1 if none. Only those free a register there, and
 // each failed node needs one register of its own.
-func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen map[int]bool, holds func(int) bool) int {
+func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen []bool, holds func(int) bool) int {
 	best, pick := 0.0, -1
 	consider := func(t int) {
 		if noSpill[t] || chosen[t] {
@@ -505,8 +560,30 @@ func chooseSpill(cost []float64, adj [][]int, noSpill []bool, failed int, chosen
 	return pick
 }
 
-func sortInts(a []int, less func(x, y int) bool) {
-	sort.SliceStable(a, func(i, j int) bool { return less(a[i], a[j]) })
+// startOrder lists the live temps by interval start, ties in temp order
+// (a stable sort of the temps by Start): a counting sort, since starts are
+// instruction indices bounded by the program length (a comparison sort
+// through sort.SliceStable was a tenth of colour's time).
+func startOrder(iv *intervals, live []bool, sc *colourScratch) []int {
+	count := scratch(&sc.count, len(iv.insts)+2)
+	k := 0
+	for t, l := range live {
+		if l {
+			count[iv.Start[t]+1]++
+			k++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	order := scratch(&sc.order, k)
+	for t, l := range live {
+		if l {
+			order[count[iv.Start[t]]] = t
+			count[iv.Start[t]]++
+		}
+	}
+	return order
 }
 
 // tempClasses computes each temp's class bits.
@@ -593,7 +670,8 @@ func readUnwritten(p *Program) []bool {
 				written[bi][w] = ^uint64(0)
 			}
 		}
-		for _, s := range p.successors(bi) {
+		var sb [2]int
+		for _, s := range p.appendSuccessors(sb[:0], bi) {
 			pred[s] = append(pred[s], bi)
 		}
 	}
@@ -660,10 +738,12 @@ func RegAlloc(p *Program, opts Options) error {
 		fileRegs = opts.RegisterLimit
 	}
 	rc := newRegClasses(fileRegs)
+	sc := colourScratchPool.Get().(*colourScratch)
+	defer sc.release()
 	for round := 0; ; round++ {
-		iv := computeIntervals(p)
+		iv := sc.liveness.intervals(p)
 		class := tempClasses(p, iv)
-		a := colour(p, iv, rc, class)
+		a := colour(p, iv, rc, class, sc)
 		p.AllocRounds = round + 1
 		if a.tooComplex {
 			return errTooComplex

@@ -1,8 +1,10 @@
 package backend
 
 import (
-	"github.com/tilegpu/tilegpu/hw/isa"
 	"slices"
+	"sync"
+
+	"github.com/tilegpu/tilegpu/hw/isa"
 )
 
 // Bundle is one machine instruction: up to one add-unit op, one mul-unit
@@ -155,8 +157,18 @@ func isSFUWrite(in *Inst) bool {
 // bundles, pairing independent add- and mul-unit ops.
 func Schedule(p *Program) *Scheduled {
 	s := &Scheduled{Blocks: make([][]*Bundle, len(p.Blocks))}
+	sc := schedScratchPool.Get().(*schedScratch)
 	for bi, b := range p.Blocks {
-		s.Blocks[bi] = scheduleBlock(b.Insts)
+		s.Blocks[bi] = sc.block(b.Insts)
+	}
+	if cap(sc.edgeBuf) <= maxPooledScratch {
+		// Nothing in it is referenced any more: drop the pointers the
+		// node and edge arrays still hold before pooling them.
+		clear(sc.nodes[:cap(sc.nodes)])
+		clear(sc.nodeBuf[:cap(sc.nodeBuf)])
+		clear(sc.edgeBuf[:cap(sc.edgeBuf)])
+		clear(sc.avail[:cap(sc.avail)])
+		schedScratchPool.Put(sc)
 	}
 	// END rides on the last instruction when it can, or on the one before
 	// it when the two are independent and can trade places.
@@ -225,18 +237,40 @@ func independent(a, b *Bundle) bool {
 	return true
 }
 
+// schedScratch holds the scheduler's per-instruction arrays between the
+// blocks of one Schedule call (allocating them per block was a tenth of a
+// backend compile's garbage). Nothing it holds outlives the block.
+type schedScratch struct {
+	nodes             []*schedNode
+	avail             []*schedNode
+	nodeBuf           []schedNode
+	edgeBuf           []schedEdge
+	readBuf, writeBuf []int
+}
+
+// schedScratchPool keeps the scheduler's arrays from one compile to the
+// next, like colourScratchPool.
+var schedScratchPool = sync.Pool{New: func() any { return new(schedScratch) }}
+
 func scheduleBlock(insts []*Inst) []*Bundle {
+	var sc schedScratch
+	return sc.block(insts)
+}
+
+// block list-schedules one block's instructions into bundles.
+func (sc *schedScratch) block(insts []*Inst) []*Bundle {
 	var branch *Inst
 	if n := len(insts); n > 0 && insts[n-1].Op == OpBranch {
 		branch = insts[n-1]
 		insts = insts[:n-1]
 	}
-	nodes := make([]*schedNode, len(insts))
-	nodeBuf := make([]schedNode, len(insts)) // one allocation for the block's nodes
+	nodes := scratch(&sc.nodes, len(insts))
+	nodeBuf := scratch(&sc.nodeBuf, len(insts)) // one array for the block's nodes
 	// Each node's first four successor edges come from one array too
 	// (appending past them moves that node's list to its own).
-	edgeBuf := make([]schedEdge, 4*len(insts))
-	var readBuf, writeBuf []int
+	edgeBuf := scratch(&sc.edgeBuf, 4*len(insts))
+	readBuf, writeBuf := sc.readBuf[:0], sc.writeBuf[:0]
+	defer func() { sc.readBuf, sc.writeBuf = readBuf[:0], writeBuf[:0] }()
 	var lastWriter [numRes]*schedNode
 	var readers [numRes][]*schedNode
 	addEdge := func(from, to *schedNode, lat int) {
@@ -306,7 +340,8 @@ func scheduleBlock(insts []*Inst) []*Bundle {
 	// avail holds the unscheduled nodes whose predecessors are all
 	// scheduled, in block order, so that each choice looks at those
 	// instead of the whole block (which made long blocks quadratic).
-	var avail []*schedNode
+	avail := sc.avail[:0]
+	defer func() { sc.avail = avail[:0] }()
 	for _, n := range nodes {
 		if n.npred == 0 {
 			avail = append(avail, n)

@@ -2,6 +2,7 @@ package glsl
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -183,18 +184,27 @@ const (
 // builtins builds the outermost scope: built-in variables, constants and
 // function names for the parser's stage.
 func (p *parser) builtins() *scope {
-	s := &scope{names: map[string]any{}, precision: map[Kind]Precision{}}
-	p.builtinFuncs = map[string][]builtinSig{}
+	s := &scope{names: make(map[string]any, len(builtinTable)+16), precision: map[Kind]Precision{}}
+	p.builtinFuncs = make(map[string][]builtinSig, len(builtinTable))
+	available := func(sig builtinSig) bool {
+		return (sig.stage < 0 || Stage(sig.stage) == p.stage) &&
+			(sig.extension == "" || p.unit.Extensions[sig.extension])
+	}
 	for name, sigs := range builtinTable {
-		var ok []builtinSig
-		for _, sig := range sigs {
-			if sig.stage >= 0 && Stage(sig.stage) != p.stage {
-				continue
+		// Most names have every signature in every stage: those share the
+		// table's (read-only) list instead of a copy per parse, which was
+		// most of the parser's allocation.
+		ok := sigs[:len(sigs):len(sigs)]
+		for i, sig := range sigs {
+			if !available(sig) {
+				ok = slices.Clone(sigs[:i])
+				for _, sig := range sigs[i+1:] {
+					if available(sig) {
+						ok = append(ok, sig)
+					}
+				}
+				break
 			}
-			if sig.extension != "" && !p.unit.Extensions[sig.extension] {
-				continue
-			}
-			ok = append(ok, sig)
 		}
 		if len(ok) > 0 {
 			p.builtinFuncs[name] = ok

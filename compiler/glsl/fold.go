@@ -206,6 +206,23 @@ func foldLinear(a, b, res *Type, x, y Value) Value {
 	return out
 }
 
+// floatToInt converts as the hardware (and ir.FToI) does: truncation,
+// saturating at the int32 range, NaN → 0. Go's int32(f) is
+// implementation-defined for NaN and out-of-range values (MinInt32 on
+// amd64), so a folded int(0.0/0.0) indexed out of range where the same
+// expression computed at run time reads element 0.
+func floatToInt(f float32) int32 {
+	switch {
+	case f != f:
+		return 0
+	case f >= 2147483647:
+		return 1<<31 - 1
+	case f <= -2147483648:
+		return -1 << 31
+	}
+	return int32(f)
+}
+
 // convertScalar converts a constant component to kind k as constructors do.
 func convertScalar(s Scalar, k Kind) Scalar {
 	var f float32
@@ -232,7 +249,7 @@ func convertScalar(s Scalar, k Kind) Scalar {
 		if s.Kind == Float && k == Uint {
 			return Scalar{Kind: Uint, I: int32(ftou(f))}
 		}
-		return Scalar{Kind: k, I: int32(f)}
+		return Scalar{Kind: k, I: floatToInt(f)}
 	}
 	if s.Kind == Int || s.Kind == Uint {
 		return Scalar{Kind: Bool, B: s.I != 0}

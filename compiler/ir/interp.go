@@ -96,6 +96,7 @@ type interp struct {
 	stage   Stage // of the entry point (f may be a callee)
 	env     *Env
 	vals    [][]uint32 // by ID: [comp*lanes + lane]
+	arena   []uint32   // unused zeroed words slot carves values from
 	res     *Result
 	maxIter int
 	depth   int                // call nesting
@@ -113,7 +114,13 @@ func (it *interp) slot(v *Instr) []uint32 {
 	n := int(v.Type.Width) * it.env.Lanes
 	s := it.vals[v.ID]
 	if len(s) != n {
-		s = make([]uint32, n)
+		// Carved from a zeroed chunk (as make would give), a growing
+		// one at a time, instead of one allocation per value.
+		if len(it.arena) < n {
+			size := max(n, 2*cap(it.arena), 256)
+			it.arena = make([]uint32, min(size, max(n, 8192)))
+		}
+		s, it.arena = it.arena[:n:n], it.arena[n:]
 		it.vals[v.ID] = s
 	}
 	return s

@@ -409,7 +409,10 @@ func foldInstr(f *Func, in *Instr) *Instr {
 // effect (store, discard) or by the control flow leading to one, and
 // control-flow nodes left empty.
 func DCE(f *Func) {
-	live := map[*Instr]bool{}
+	// Both maps get an entry per instruction: sized up front, they do not
+	// regrow (rehashing was most of DCE's time and allocation).
+	n := countInstrs(f.Body)
+	live := make(map[*Instr]bool, n)
 	var work []*Instr
 	mark := func(v *Instr) {
 		if v != nil && !live[v] {
@@ -419,7 +422,7 @@ func DCE(f *Func) {
 	}
 	// ctrl maps an instruction to the conditions it is control dependent on
 	// (its enclosing Ifs and Loops); a loop's phis depend on its condition.
-	ctrl := map[*Instr][]*Instr{}
+	ctrl := make(map[*Instr][]*Instr, n)
 	var visit func(nodes []Node, conds []*Instr)
 	visit = func(nodes []Node, conds []*Instr) {
 		for _, n := range nodes {

@@ -218,18 +218,22 @@ func unrollLoop(f *Func, l *Loop, limit int) ([]Node, bool) {
 		known bool           // the condition at its end is known true
 	}
 	var iters []iteration
+	// One memo map, emptied for each evaluation: clear keeps its table,
+	// where a new map per evaluation regrew it every time (most of a
+	// difftest execution's IR-pass allocation).
+	memo = map[*Instr]val{}
 	for {
 		if len(iters) >= MaxUnrollTrips || (len(iters)+1)*size > limit {
 			return nil, false
 		}
-		memo = map[*Instr]val{}
+		clear(memo)
 		c := eval(l.Cond, 0)
 		it := iteration{phis: cur, known: c.ok && c.bits[0] != 0}
 		iters = append(iters, it)
 		if c.ok && c.bits[0] == 0 {
 			break
 		}
-		memo = map[*Instr]val{}
+		clear(memo)
 		assume(memo)
 		next := map[*Instr]val{}
 		for _, p := range l.Phis {
@@ -251,9 +255,10 @@ func unrollLoop(f *Func, l *Loop, limit int) ([]Node, bool) {
 	for _, p := range l.Phis {
 		entry[p] = p.Args[0]
 	}
-	var active *Instr // nil: all lanes
+	var active *Instr        // nil: all lanes
+	m := map[*Instr]*Instr{} // original → copy, for the copy being made
 	for k, it := range iters {
-		m := map[*Instr]*Instr{}
+		clear(m)
 		for _, p := range l.Phis {
 			m[p] = entry[p]
 		}
@@ -355,9 +360,26 @@ func cloneNodes(f *Func, nodes []Node, m map[*Instr]*Instr) []Node {
 	for _, n := range nodes {
 		switch n := n.(type) {
 		case *Block:
+			// The block's copies and their argument lists come from one
+			// array each instead of two allocations per instruction.
 			b := &Block{Instrs: make([]*Instr, len(n.Instrs))}
+			nargs := 0
+			for _, in := range n.Instrs {
+				nargs += len(in.Args)
+			}
+			copies := make([]Instr, len(n.Instrs))
+			args := make([]*Instr, nargs)
 			for i, in := range n.Instrs {
-				b.Instrs[i] = cloneInstr(in)
+				c := &copies[i]
+				*c = *in
+				f.nextID++
+				c.ID = f.nextID
+				c.Args, args = args[:len(in.Args):len(in.Args)], args[len(in.Args):]
+				for j, a := range in.Args {
+					c.Args[j] = mapVal(m, a)
+				}
+				m[in] = c
+				b.Instrs[i] = c
 			}
 			out = append(out, b)
 		case *If:
