@@ -126,24 +126,9 @@ func (f *File) SubmitCompute(user *SubmitComputeArgs) error {
 		return err
 	}
 	c := f.ctx
-	if c.guilty != nil {
-		return errorf(EIO, "context %d is unusable: %s", c.id, c.guilty.Msg)
-	}
-	if c.skipping != nil {
-		return c.skipping
-	}
-	if c.active >= maxActiveJobs {
-		return errorf(EBUSY, "context %d has %d unfinished jobs; wait for some to finish", c.id, c.active)
-	}
-	bos, err := f.resolveBORefs(a.BOs, a.InFences)
+	bos, pm, err := f.admitEngineJob("SubmitCompute", a.BOs, a.InFences, a.PerfMon)
 	if err != nil {
 		return err
-	}
-	var pm *perfMon
-	if a.PerfMon != 0 {
-		if pm = c.perfMons[a.PerfMon]; pm == nil {
-			return errorf(ENOENT, "SubmitCompute: no perf monitor %d", a.PerfMon)
-		}
 	}
 	// Validate everything before allocating, so a rejection costs nothing.
 	if err := checkComputeRelocs(&a, bos); err != nil {

@@ -64,24 +64,9 @@ func (f *File) SubmitDMA(user *SubmitDMAArgs) error {
 		return err
 	}
 	c := f.ctx
-	if c.guilty != nil {
-		return errorf(EIO, "context %d is unusable: %s", c.id, c.guilty.Msg)
-	}
-	if c.skipping != nil {
-		return c.skipping
-	}
-	if c.active >= maxActiveJobs {
-		return errorf(EBUSY, "context %d has %d unfinished jobs; wait for some to finish", c.id, c.active)
-	}
-	bos, err := f.resolveBORefs(a.BOs, a.InFences)
+	bos, pm, err := f.admitEngineJob("SubmitDMA", a.BOs, a.InFences, a.PerfMon)
 	if err != nil {
 		return err
-	}
-	var pm *perfMon
-	if a.PerfMon != 0 {
-		if pm = c.perfMons[a.PerfMon]; pm == nil {
-			return errorf(ENOENT, "SubmitDMA: no perf monitor %d", a.PerfMon)
-		}
 	}
 	for i := range a.Commands {
 		if err := checkDMACommand(&a, i, bos); err != nil {
@@ -158,4 +143,32 @@ func checkDMACommand(a *SubmitDMAArgs, i int, bos []*bo) error {
 		return rng("source", x.Src, x.SrcPitch, BORead)
 	}
 	return nil
+}
+
+// admitEngineJob is what SubmitCompute and SubmitDMA check before a job of
+// f's context is accepted (d.mu held): the context is usable and not
+// skipping work after a fault, has room for another unfinished job, its BO
+// handles and in-fences resolve, and its perf monitor (0: none) exists.
+func (f *File) admitEngineJob(ioctl string, refs []BORef, inFences []uint64, monID uint32) ([]*bo, *perfMon, error) {
+	c := f.ctx
+	if c.guilty != nil {
+		return nil, nil, errorf(EIO, "context %d is unusable: %s", c.id, c.guilty.Msg)
+	}
+	if c.skipping != nil {
+		return nil, nil, c.skipping
+	}
+	if c.active >= maxActiveJobs {
+		return nil, nil, errorf(EBUSY, "context %d has %d unfinished jobs; wait for some to finish", c.id, c.active)
+	}
+	bos, err := f.resolveBORefs(refs, inFences)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pm *perfMon
+	if monID != 0 {
+		if pm = c.perfMons[monID]; pm == nil {
+			return nil, nil, errorf(ENOENT, "%s: no perf monitor %d", ioctl, monID)
+		}
+	}
+	return bos, pm, nil
 }
