@@ -9,6 +9,8 @@ import "github.com/tilegpu/tilegpu/gl"
 // image is then stored as the unsized base format with that type would be
 // — never with fewer bits than the sized format asks for (a RGBA4 image
 // given as UNSIGNED_BYTE is kept as RGBA8), which the extension allows.
+// DEPTH_COMPONENT32_OES belongs to the table only with OES_depth32, which
+// is not offered (depth is stored with 24 bits), so it stays INVALID_VALUE.
 
 // Sized internal formats of OES_required_internalformat without a name in
 // package gl.
@@ -16,7 +18,6 @@ const (
 	alpha8OES           gl.Enum = 0x803C
 	luminance8OES       gl.Enum = 0x8040
 	luminance8Alpha8OES gl.Enum = 0x8045
-	depthComponent32OES gl.Enum = 0x81A7
 )
 
 // sizedFormat is a sized internal format's base format and the types it
@@ -37,7 +38,6 @@ var sizedFormats = map[gl.Enum]sizedFormat{
 	gl.RGB5_A1:               {gl.RGBA, []gl.Enum{gl.UNSIGNED_SHORT_5_5_5_1, gl.UNSIGNED_BYTE}},
 	gl.DEPTH_COMPONENT16:     {gl.DEPTH_COMPONENT, []gl.Enum{gl.UNSIGNED_SHORT, gl.UNSIGNED_INT}},
 	gl.DEPTH_COMPONENT24_OES: {gl.DEPTH_COMPONENT, []gl.Enum{gl.UNSIGNED_INT}},
-	depthComponent32OES:      {gl.DEPTH_COMPONENT, []gl.Enum{gl.UNSIGNED_INT}},
 	gl.DEPTH24_STENCIL8_OES:  {gl.DEPTH_STENCIL_OES, []gl.Enum{gl.UNSIGNED_INT_24_8_OES}},
 }
 

@@ -32,6 +32,7 @@ func TestSizedInternalFormats(t *testing.T) {
 		{gl.RGB565, gl.RGB, gl.UNSIGNED_SHORT_4_4_4_4, []byte{0, 0}, gl.INVALID_OPERATION, [4]int{}},
 		{gl.DEPTH24_STENCIL8_OES, gl.DEPTH_COMPONENT, gl.UNSIGNED_INT, []byte{0, 0, 0, 0}, gl.INVALID_OPERATION, [4]int{}},
 		{0x8059 /* RGB10_A2: not in ES 2.0's table */, gl.RGBA, gl.UNSIGNED_BYTE, []byte{1, 2, 3, 4}, gl.INVALID_VALUE, [4]int{}},
+		{0x81A7 /* DEPTH_COMPONENT32_OES: needs OES_depth32 */, gl.DEPTH_COMPONENT, gl.UNSIGNED_INT, []byte{0, 0, 0, 0}, gl.INVALID_VALUE, [4]int{}},
 	}
 	fb := c.CreateFramebuffer()
 	for _, tc := range tests {
