@@ -98,27 +98,8 @@ func (d *Device) queueSingle(f *File, j *job, refs []BORef, inFences []uint64, p
 		return ok && k != j.kind
 	}
 	for i, b := range j.bos {
-		w := refs[i].Flags&BOWrite != 0
-		j.writes[i] = w
-		if b.lastWrite != nil && otherKind(b.lastWrite) && !b.lastWrite.signalled() {
-			j.deps = append(j.deps, b.lastWrite)
-		}
-		if w {
-			for _, r := range b.reads {
-				if otherKind(r) && !r.signalled() {
-					j.deps = append(j.deps, r)
-				}
-			}
-			b.lastWrite, b.reads = j.fence, nil
-		} else {
-			live := b.reads[:0]
-			for _, r := range b.reads {
-				if !r.signalled() {
-					live = append(live, r)
-				}
-			}
-			b.reads = append(live, j.fence)
-		}
+		j.writes[i] = refs[i].Flags&BOWrite != 0
+		j.syncBO(b, j.writes[i], otherKind)
 	}
 	c.queue = append(c.queue, j)
 	c.active++
@@ -197,4 +178,31 @@ func (d *Device) dumpSingleJob(dp *Dump, j *job, exec func(va, n uint32) []byte)
 	if j.kind == kindCompute {
 		d.dumpComputeCode(dp, j)
 	}
+}
+
+// syncBO is implicit synchronisation on one BO of job j (its fence
+// already issued; d.mu held): j waits for the BO's unsignalled last
+// writer and, if j writes, for its unsignalled readers — those that
+// mustWait says the rings do not order before j already — and then
+// becomes the BO's last writer, or one of its readers.
+func (j *job) syncBO(b *bo, write bool, mustWait func(*fence) bool) {
+	if b.lastWrite != nil && mustWait(b.lastWrite) && !b.lastWrite.signalled() {
+		j.deps = append(j.deps, b.lastWrite)
+	}
+	if write {
+		for _, r := range b.reads {
+			if mustWait(r) && !r.signalled() {
+				j.deps = append(j.deps, r)
+			}
+		}
+		b.lastWrite, b.reads = j.fence, nil
+		return
+	}
+	live := b.reads[:0]
+	for _, r := range b.reads {
+		if !r.signalled() {
+			live = append(live, r)
+		}
+	}
+	b.reads = append(live, j.fence)
 }

@@ -247,27 +247,9 @@ func (f *File) SubmitCL(a *SubmitCLArgs) error {
 		}
 	}
 	for i, b := range v.bos {
-		w := a.BOs[i].Flags&BOWrite != 0
-		j.writes[i] = w // b.busy was raised in prepareSubmit
-		if b.lastWrite != nil && (binUse[i] || b.lastWrite.onOtherEngine()) && !b.lastWrite.signalled() {
-			j.deps = append(j.deps, b.lastWrite)
-		}
-		if w {
-			for _, r := range b.reads {
-				if (binUse[i] || r.onOtherEngine()) && !r.signalled() {
-					j.deps = append(j.deps, r)
-				}
-			}
-			b.lastWrite, b.reads = j.fence, nil
-		} else {
-			live := b.reads[:0]
-			for _, r := range b.reads {
-				if !r.signalled() {
-					live = append(live, r)
-				}
-			}
-			b.reads = append(live, j.fence)
-		}
+		j.writes[i] = a.BOs[i].Flags&BOWrite != 0 // b.busy was raised in prepareSubmit
+		bin := binUse[i]
+		j.syncBO(b, j.writes[i], func(fc *fence) bool { return bin || fc.onOtherEngine() })
 	}
 	c.queue = append(c.queue, j)
 	c.active++
