@@ -74,23 +74,13 @@ func (u *TMU) sampleLevelFormat(n, f int, s, t float32, linear bool) ([4]float32
 	x := float32(s * float32(w))
 	y := float32(t * float32(h))
 	if !linear {
+		u.texels++
 		i := wrap(texelIndex(x), w, u.d.WrapS)
 		j := wrap(texelIndex(y), h, u.d.WrapT)
 		return u.texelFormat(base, w, i, j)
 	}
-	x = float32(x - 0.5)
-	y = float32(y - 0.5)
-	i0, j0 := texelIndex(x), texelIndex(y)
-	alpha := float32(x - float32(i0))
-	beta := float32(y - float32(j0))
-	if x != x || math.IsInf(float64(x), 0) {
-		alpha = 0
-	}
-	if y != y || math.IsInf(float64(y), 0) {
-		beta = 0
-	}
-	ia, ib := wrap(i0, w, u.d.WrapS), wrap(i0+1, w, u.d.WrapS)
-	ja, jb := wrap(j0, h, u.d.WrapT), wrap(j0+1, h, u.d.WrapT)
+	u.texels += 4
+	ia, ib, ja, jb, wq := u.bilinearFootprint(x, y, w, h)
 	var tx [4][4]float32
 	for k, ij := range [4][2]int{{ia, ja}, {ib, ja}, {ia, jb}, {ib, jb}} {
 		v, err := u.texelFormat(base, w, ij[0], ij[1])
@@ -99,18 +89,7 @@ func (u *TMU) sampleLevelFormat(n, f int, s, t float32, linear bool) ([4]float32
 		}
 		tx[k] = v
 	}
-	w00 := float32((1 - alpha) * (1 - beta))
-	w10 := float32(alpha * (1 - beta))
-	w01 := float32((1 - alpha) * beta)
-	w11 := float32(alpha * beta)
-	var r [4]float32
-	for k := range r {
-		v := float32(w00 * tx[0][k])
-		v = float32(v + float32(w10*tx[1][k]))
-		v = float32(v + float32(w01*tx[2][k]))
-		r[k] = float32(v + float32(w11*tx[3][k]))
-	}
-	return r, nil
+	return filter4(&wq, &tx), nil
 }
 
 // halfToFloat converts an IEEE 754 binary16 value to float32 (exactly:

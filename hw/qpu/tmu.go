@@ -769,6 +769,38 @@ func (u *TMU) sampleLevel(n, f int, s, t float32, linear bool) ([4]float32, erro
 		return u.texel(base, w, i, j)
 	}
 	u.texels += 4
+	ia, ib, ja, jb, wq := u.bilinearFootprint(x, y, w, h)
+	// The four texels in the order c00, c10, c01, c11 (a fault reports the
+	// first that fails), read as words and converted channel by channel:
+	// one inlined page-cache probe per texel instead of a call chain
+	// (BenchmarkSampleMagnified: 150–220 → 35–45 ns/lane).
+	rowA, rowB := base+uint32(ja*w)*4, base+uint32(jb*w)*4
+	va00, va10 := rowA+uint32(ia)*4, rowA+uint32(ib)*4
+	va01, va11 := rowB+uint32(ia)*4, rowB+uint32(ib)*4
+	t00, ok00 := u.pages.hit(va00)
+	t10, ok10 := u.pages.hit(va10)
+	t01, ok01 := u.pages.hit(va01)
+	t11, ok11 := u.pages.hit(va11)
+	if !(ok00 && ok10 && ok01 && ok11) {
+		var err error
+		if t00, t10, t01, t11, err = u.fetch4(va00, va10, va01, va11); err != nil {
+			return [4]float32{}, err
+		}
+	}
+	var tx [4][4]float32
+	for k := range 4 {
+		sh := 8 * k
+		tx[0][k], tx[1][k], tx[2][k], tx[3][k] = unorm8[t00>>sh&0xff], unorm8[t10>>sh&0xff], unorm8[t01>>sh&0xff], unorm8[t11>>sh&0xff]
+	}
+	return filter4(&wq, &tx), nil
+}
+
+// bilinearFootprint is the bilinear footprint of the texel-space point
+// (x, y) (not yet shifted by half a texel) in a w×h level: the wrapped
+// columns ia, ib and rows ja, jb of the four texels c00, c10, c01, c11 and
+// their weights in that order. A coordinate that is NaN or infinite takes
+// weight 0 for the second texel.
+func (u *TMU) bilinearFootprint(x, y float32, w, h int) (ia, ib, ja, jb int, wq [4]float32) {
 	x = float32(x - 0.5)
 	y = float32(y - 0.5)
 	var i0, j0 int64
@@ -788,38 +820,23 @@ func (u *TMU) sampleLevel(n, f int, s, t float32, linear bool) ([4]float32, erro
 			beta = 0
 		}
 	}
-	ia, ib := wrap(i0, w, u.d.WrapS), wrap(i0+1, w, u.d.WrapS)
-	ja, jb := wrap(j0, h, u.d.WrapT), wrap(j0+1, h, u.d.WrapT)
-	// The four texels in the order c00, c10, c01, c11 (a fault reports the
-	// first that fails), read as words and converted channel by channel:
-	// one inlined page-cache probe per texel instead of a call chain
-	// (BenchmarkSampleMagnified: 150–220 → 35–45 ns/lane).
-	rowA, rowB := base+uint32(ja*w)*4, base+uint32(jb*w)*4
-	va00, va10 := rowA+uint32(ia)*4, rowA+uint32(ib)*4
-	va01, va11 := rowB+uint32(ia)*4, rowB+uint32(ib)*4
-	t00, ok00 := u.pages.hit(va00)
-	t10, ok10 := u.pages.hit(va10)
-	t01, ok01 := u.pages.hit(va01)
-	t11, ok11 := u.pages.hit(va11)
-	if !(ok00 && ok10 && ok01 && ok11) {
-		var err error
-		if t00, t10, t01, t11, err = u.fetch4(va00, va10, va01, va11); err != nil {
-			return [4]float32{}, err
-		}
-	}
-	w00 := float32((1 - alpha) * (1 - beta))
-	w10 := float32(alpha * (1 - beta))
-	w01 := float32((1 - alpha) * beta)
-	w11 := float32(alpha * beta)
-	var r [4]float32
+	ia, ib = wrap(i0, w, u.d.WrapS), wrap(i0+1, w, u.d.WrapS)
+	ja, jb = wrap(j0, h, u.d.WrapT), wrap(j0+1, h, u.d.WrapT)
+	wq = [4]float32{float32((1 - alpha) * (1 - beta)), float32(alpha * (1 - beta)), float32((1 - alpha) * beta), float32(alpha * beta)}
+	return
+}
+
+// filter4 blends four texels (c00, c10, c01, c11) channel by channel with
+// their weights, in that order, rounding after each step as the hardware
+// does.
+func filter4(wq *[4]float32, tx *[4][4]float32) (r [4]float32) {
 	for k := range r {
-		sh := 8 * k
-		v := float32(w00 * unorm8[t00>>sh&0xff])
-		v = float32(v + float32(w10*unorm8[t10>>sh&0xff]))
-		v = float32(v + float32(w01*unorm8[t01>>sh&0xff]))
-		r[k] = float32(v + float32(w11*unorm8[t11>>sh&0xff]))
+		v := float32(wq[0] * tx[0][k])
+		v = float32(v + float32(wq[1]*tx[1][k]))
+		v = float32(v + float32(wq[2]*tx[2][k]))
+		r[k] = float32(v + float32(wq[3]*tx[3][k]))
 	}
-	return r, nil
+	return r
 }
 
 // fetch4 reads four texel words in order through the page cache, for the
