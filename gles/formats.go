@@ -333,19 +333,17 @@ func (c *Context) readPixelsPacked(dst []byte, x, y, width, height int, ty gl.En
 		c.recordError(gl.INVALID_VALUE)
 		return
 	}
-	if !c.checkFramebufferComplete() {
+	stride, ok := c.readPixelsDest(dst, width, height, 2)
+	if !ok {
 		return
 	}
-	stride := (width*2 + c.packAlign - 1) / c.packAlign * c.packAlign
-	if height > 0 && len(dst) < stride*(height-1)+width*2 {
-		c.recordError(gl.INVALID_VALUE)
-		return
+	f := pipe.FormatRGB565
+	switch ty {
+	case gl.UNSIGNED_SHORT_4_4_4_4:
+		f = pipe.FormatRGBA4
+	case gl.UNSIGNED_SHORT_5_5_5_1:
+		f = pipe.FormatRGB5A1
 	}
-	if width == 0 || height == 0 {
-		return
-	}
-	f := map[gl.Enum]pipe.Format{gl.UNSIGNED_SHORT_5_6_5: pipe.FormatRGB565, gl.UNSIGNED_SHORT_4_4_4_4: pipe.FormatRGBA4,
-		gl.UNSIGNED_SHORT_5_5_5_1: pipe.FormatRGB5A1}[ty]
 	px := c.readFramebufferRGBA(x, y, width, height) // exact expansions of the stored levels
 	for row := 0; row < height; row++ {
 		f.FromRGBA8(dst[row*stride:], px[row*width*4:], width)

@@ -590,15 +590,8 @@ func (c *Context) ReadPixels(dst []byte, x, y, width, height int, format, ty gl.
 		c.recordError(gl.INVALID_OPERATION)
 		return
 	}
-	if !c.checkFramebufferComplete() {
-		return
-	}
-	stride := (width*4 + c.packAlign - 1) / c.packAlign * c.packAlign
-	if height > 0 && len(dst) < stride*(height-1)+width*4 {
-		c.recordError(gl.INVALID_VALUE)
-		return
-	}
-	if width == 0 || height == 0 {
+	stride, ok := c.readPixelsDest(dst, width, height, 4)
+	if !ok {
 		return
 	}
 	px := c.readFramebufferRGBA(x, y, width, height)
@@ -626,4 +619,20 @@ func (c *Context) releaseUnlessAttached(t *texture, rb *renderbuffer) {
 	if rb != nil {
 		rb.release(c)
 	}
+}
+
+// readPixelsDest checks ReadPixels' framebuffer and destination for
+// width×height pixels of bpp bytes (PACK_ALIGNMENT rows) and returns the
+// row stride; ok is false when there is nothing to read (an incomplete
+// framebuffer or a short destination, its error recorded, or no pixels).
+func (c *Context) readPixelsDest(dst []byte, width, height, bpp int) (stride int, ok bool) {
+	if !c.checkFramebufferComplete() {
+		return 0, false
+	}
+	stride = (width*bpp + c.packAlign - 1) / c.packAlign * c.packAlign
+	if height > 0 && len(dst) < stride*(height-1)+width*bpp {
+		c.recordError(gl.INVALID_VALUE)
+		return 0, false
+	}
+	return stride, width != 0 && height != 0
 }
